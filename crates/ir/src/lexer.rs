@@ -1,0 +1,201 @@
+//! Tokens of the text format. Hand-written: the format is small, and every error needs an
+//! exact line and column.
+
+use crate::diag::Diagnostic;
+use crate::kernel::Loc;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tok {
+    /// A bare word: keyword, target name, memory space, pipe, counter.
+    Word(String),
+    /// `%name`
+    Value(String),
+    /// `@name`
+    Symbol(String),
+    Int(i64),
+    Str(String),
+    /// `// text` (the text after `//`, trimmed of one leading space).
+    Comment(String),
+    /// The chunk separator line `// -----`.
+    Split,
+    Punct(&'static str),
+    Eof,
+}
+
+impl Tok {
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Word(w) => format!("'{w}'"),
+            Tok::Value(v) => format!("'%{v}'"),
+            Tok::Symbol(s) => format!("'@{s}'"),
+            Tok::Int(i) => format!("integer {i}"),
+            Tok::Str(_) => "a string".into(),
+            Tok::Comment(_) => "a comment".into(),
+            Tok::Split => "'// -----'".into(),
+            Tok::Punct(p) => format!("'{p}'"),
+            Tok::Eof => "end of input".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Token {
+    pub tok: Tok,
+    pub loc: Loc,
+}
+
+const PUNCTS: &[&str] = &[
+    "->", "<=", ">=", "==", "!=", "{", "}", "(", ")", "[", "]", ",", "=", ":", "+", "-", "*", "<",
+    ">",
+];
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$'
+}
+
+/// Splits `src` into tokens; the first lexical error stops it.
+pub fn lex(src: &str) -> Result<Vec<Token>, Diagnostic> {
+    let mut out = Vec::new();
+    let bytes = src.as_bytes();
+    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
+    while i < bytes.len() {
+        let c = src[i..].chars().next().expect("in bounds");
+        let loc = Loc { line, col };
+        if c == '\n' {
+            i += 1;
+            line += 1;
+            col = 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += c.len_utf8();
+            col += 1;
+            continue;
+        }
+        if src[i..].starts_with("//") {
+            let end = src[i..].find('\n').map_or(src.len(), |e| i + e);
+            let text = &src[i + 2..end];
+            let trimmed = text.trim();
+            let tok = if trimmed.len() >= 5 && trimmed.chars().all(|c| c == '-') {
+                Tok::Split
+            } else {
+                Tok::Comment(
+                    text.strip_prefix(' ')
+                        .unwrap_or(text)
+                        .trim_end()
+                        .to_string(),
+                )
+            };
+            out.push(Token { tok, loc });
+            col += src[i..end].chars().count() as u32;
+            i = end;
+            continue;
+        }
+        let take_name = |start: usize| -> usize {
+            src[start..]
+                .find(|c: char| !is_name_char(c))
+                .map_or(src.len(), |e| start + e)
+        };
+        if c == '%' || c == '@' {
+            let end = take_name(i + 1);
+            if end == i + 1 {
+                return Err(Diagnostic::error(
+                    Some(loc),
+                    format!("expected a name after '{c}'"),
+                ));
+            }
+            let name = src[i + 1..end].to_string();
+            out.push(Token {
+                tok: if c == '%' {
+                    Tok::Value(name)
+                } else {
+                    Tok::Symbol(name)
+                },
+                loc,
+            });
+            col += (end - i) as u32;
+            i = end;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let end = src[i..]
+                .find(|c: char| !c.is_ascii_alphanumeric())
+                .map_or(src.len(), |e| i + e);
+            let text = &src[i..end];
+            let value = if let Some(hex) = text.strip_prefix("0x") {
+                i64::from_str_radix(hex, 16)
+            } else {
+                text.parse::<i64>()
+            };
+            let v = value
+                .map_err(|_| Diagnostic::error(Some(loc), format!("invalid integer '{text}'")))?;
+            out.push(Token {
+                tok: Tok::Int(v),
+                loc,
+            });
+            col += (end - i) as u32;
+            i = end;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            let end = take_name(i);
+            out.push(Token {
+                tok: Tok::Word(src[i..end].to_string()),
+                loc,
+            });
+            col += (end - i) as u32;
+            i = end;
+            continue;
+        }
+        if c == '"' {
+            let mut j = i + 1;
+            let mut s = String::new();
+            loop {
+                match src[j..].chars().next() {
+                    None | Some('\n') => {
+                        return Err(Diagnostic::error(Some(loc), "unterminated string"));
+                    }
+                    Some('"') => break,
+                    Some('\\') => {
+                        return Err(Diagnostic::error(
+                            Some(Loc {
+                                line,
+                                col: col + (j - i) as u32,
+                            }),
+                            "escapes are not allowed in op names",
+                        ));
+                    }
+                    Some(ch) => {
+                        s.push(ch);
+                        j += ch.len_utf8();
+                    }
+                }
+            }
+            col += src[i..=j].chars().count() as u32;
+            i = j + 1;
+            out.push(Token {
+                tok: Tok::Str(s),
+                loc,
+            });
+            continue;
+        }
+        if let Some(p) = PUNCTS.iter().find(|p| src[i..].starts_with(**p)) {
+            out.push(Token {
+                tok: Tok::Punct(p),
+                loc,
+            });
+            i += p.len();
+            col += p.len() as u32;
+            continue;
+        }
+        return Err(Diagnostic::error(
+            Some(loc),
+            format!("unexpected character '{}'", c.escape_debug()),
+        ));
+    }
+    out.push(Token {
+        tok: Tok::Eof,
+        loc: Loc { line, col },
+    });
+    Ok(out)
+}

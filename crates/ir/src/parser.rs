@@ -1,0 +1,1090 @@
+//! Recursive-descent parser for the text format (docs/FORMAT.md).
+//!
+//! Names are resolved while parsing, with lexical block scopes, so an undeclared or misused
+//! name is reported at its own line and column.
+
+use std::collections::HashMap;
+
+use crate::diag::Diagnostic;
+use crate::expr::{AffineExpr, CmpOp, Cond, Var};
+use crate::kernel::*;
+use crate::lexer::{lex, Tok, Token};
+use crate::sync::{FlagId, SyncOp};
+use crate::vocab::{AccessKind, Counter, Group, Pipe, Space, Uniformity};
+
+/// Parses a whole file. Chunks split by `// -----` are parsed independently: the result has
+/// one entry per chunk, so one bad chunk does not hide the others' errors. A chunk without a
+/// `target` line inherits the previous chunk's target.
+pub fn parse_file(src: &str) -> Vec<Result<Module, Diagnostic>> {
+    let tokens = match lex(src) {
+        Ok(t) => t,
+        Err(d) => return vec![Err(d)],
+    };
+    let mut chunks: Vec<Vec<Token>> = vec![Vec::new()];
+    for t in tokens {
+        match t.tok {
+            Tok::Split => {
+                let loc = t.loc;
+                chunks
+                    .last_mut()
+                    .expect("nonempty")
+                    .push(Token { tok: Tok::Eof, loc });
+                chunks.push(Vec::new());
+            }
+            _ => chunks.last_mut().expect("nonempty").push(t),
+        }
+    }
+    let mut out = Vec::with_capacity(chunks.len());
+    let mut inherited: Option<String> = None;
+    for toks in chunks {
+        let mut p = Parser {
+            toks,
+            pos: 0,
+            scopes: Vec::new(),
+            kernel: None,
+            pending: Vec::new(),
+        };
+        let res = p.module();
+        if let Ok(m) = &res {
+            if m.target.is_some() {
+                inherited = m.target.clone();
+            }
+        }
+        out.push(res.map(|mut m| {
+            if m.target.is_none() {
+                m.target = inherited.clone();
+            }
+            m
+        }));
+    }
+    out
+}
+
+/// Parses a file and merges its chunks; the first error stops it.
+pub fn parse(src: &str) -> Result<File, Diagnostic> {
+    let mut file = File::default();
+    for chunk in parse_file(src) {
+        file.chunks.push(chunk?);
+    }
+    Ok(file)
+}
+
+type PResult<T> = Result<T, Diagnostic>;
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    scopes: Vec<HashMap<String, ValueId>>,
+    kernel: Option<Kernel>,
+    /// Comments read but not yet attached to the next item.
+    pending: Vec<String>,
+}
+
+impl Parser {
+    fn peek(&mut self) -> &Tok {
+        self.skip_comments();
+        &self.toks[self.pos].tok
+    }
+    fn peek_at(&mut self, n: usize) -> &Tok {
+        self.skip_comments();
+        let mut i = self.pos;
+        let mut left = n;
+        while left > 0 && i + 1 < self.toks.len() {
+            i += 1;
+            if !matches!(self.toks[i].tok, Tok::Comment(_)) {
+                left -= 1;
+            }
+        }
+        &self.toks[i].tok
+    }
+    fn loc(&mut self) -> Loc {
+        self.skip_comments();
+        self.toks[self.pos].loc
+    }
+    fn skip_comments(&mut self) {
+        while let Tok::Comment(c) = &self.toks[self.pos].tok {
+            self.pending.push(c.clone());
+            self.pos += 1;
+        }
+    }
+    fn take_comments(&mut self) -> Vec<String> {
+        self.skip_comments();
+        std::mem::take(&mut self.pending)
+    }
+    fn bump(&mut self) -> Token {
+        self.skip_comments();
+        let t = self.toks[self.pos].clone();
+        if !matches!(t.tok, Tok::Eof) {
+            self.pos += 1;
+        }
+        t
+    }
+    fn err<T>(&mut self, expected: &str) -> PResult<T> {
+        let loc = self.loc();
+        let found = self.peek().describe();
+        Err(Diagnostic::error(
+            Some(loc),
+            format!("expected {expected}, found {found}"),
+        ))
+    }
+    fn is_word(&mut self, w: &str) -> bool {
+        matches!(self.peek(), Tok::Word(x) if x == w)
+    }
+    fn is_punct(&mut self, p: &str) -> bool {
+        matches!(self.peek(), Tok::Punct(x) if *x == p)
+    }
+    fn eat_word(&mut self, w: &str) -> bool {
+        if self.is_word(w) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn eat_punct(&mut self, p: &str) -> bool {
+        if self.is_punct(p) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn expect_word(&mut self, w: &str) -> PResult<Loc> {
+        let loc = self.loc();
+        if self.eat_word(w) {
+            Ok(loc)
+        } else {
+            self.err(&format!("'{w}'"))
+        }
+    }
+    fn expect_punct(&mut self, p: &str) -> PResult<Loc> {
+        let loc = self.loc();
+        if self.eat_punct(p) {
+            Ok(loc)
+        } else {
+            self.err(&format!("'{p}'"))
+        }
+    }
+    fn word(&mut self, what: &str) -> PResult<(String, Loc)> {
+        let loc = self.loc();
+        match self.peek().clone() {
+            Tok::Word(w) => {
+                self.bump();
+                Ok((w, loc))
+            }
+            _ => self.err(what),
+        }
+    }
+    fn int(&mut self, what: &str) -> PResult<(i64, Loc)> {
+        let loc = self.loc();
+        let neg = self.eat_punct("-");
+        match self.peek().clone() {
+            Tok::Int(i) => {
+                self.bump();
+                Ok((if neg { -i } else { i }, loc))
+            }
+            _ => self.err(what),
+        }
+    }
+    fn uint(&mut self, what: &str) -> PResult<(u64, Loc)> {
+        let (v, loc) = self.int(what)?;
+        u64::try_from(v)
+            .map(|u| (u, loc))
+            .map_err(|_| Diagnostic::error(Some(loc), format!("{what} must not be negative")))
+    }
+    fn small(&mut self, what: &str, max: u64) -> PResult<(u64, Loc)> {
+        let (v, loc) = self.uint(what)?;
+        if v > max {
+            return Err(Diagnostic::error(
+                Some(loc),
+                format!("{what} must be at most {max}, got {v}"),
+            ));
+        }
+        Ok((v, loc))
+    }
+    fn k(&mut self) -> &mut Kernel {
+        self.kernel.as_mut().expect("inside a kernel")
+    }
+
+    // ---- names ----
+
+    fn declare(&mut self, name: String, loc: Loc, kind: ValueKind) -> PResult<ValueId> {
+        if let Some(&prev) = self.scopes.last().and_then(|s| s.get(&name)) {
+            let prev_loc = self.k().values[prev].loc;
+            let mut d = Diagnostic::error(
+                Some(loc),
+                format!("'%{name}' is already defined in this scope"),
+            );
+            if prev_loc.is_some() {
+                d = d.with_note(prev_loc, "previous definition is here");
+            }
+            return Err(d);
+        }
+        let v = self.k().values.push(ValueData {
+            name: name.clone(),
+            kind,
+            loc: Some(loc),
+        });
+        self.scopes.last_mut().expect("scope").insert(name, v);
+        Ok(v)
+    }
+    fn lookup(&mut self, name: &str, loc: Loc) -> PResult<ValueId> {
+        for s in self.scopes.iter().rev() {
+            if let Some(&v) = s.get(name) {
+                return Ok(v);
+            }
+        }
+        Err(Diagnostic::error(
+            Some(loc),
+            format!("use of undeclared name '%{name}'"),
+        ))
+    }
+    fn value_name(&mut self, what: &str) -> PResult<(String, Loc)> {
+        let loc = self.loc();
+        match self.peek().clone() {
+            Tok::Value(v) => {
+                self.bump();
+                Ok((v, loc))
+            }
+            _ => self.err(what),
+        }
+    }
+    fn memory_value(&mut self) -> PResult<ValueId> {
+        let (name, loc) = self.value_name("a buffer, view or handle ('%name')")?;
+        let v = self.lookup(&name, loc)?;
+        if !self.k().values[v].kind.is_memory() {
+            return Err(Diagnostic::error(
+                Some(loc),
+                format!("'%{name}' is an integer, but a buffer, view or handle is expected here"),
+            ));
+        }
+        Ok(v)
+    }
+    fn integer_value(&mut self, name: &str, loc: Loc) -> PResult<ValueId> {
+        let v = self.lookup(name, loc)?;
+        if !self.k().values[v].kind.is_integer() {
+            return Err(Diagnostic::error(
+                Some(loc),
+                format!("'%{name}' names memory, but an integer (parameter or loop variable) is expected here"),
+            ));
+        }
+        Ok(v)
+    }
+
+    // ---- module and kernel ----
+
+    fn module(&mut self) -> PResult<Module> {
+        let mut m = Module::default();
+        if self.is_word("target") {
+            m.comments = self.take_comments();
+            self.bump();
+            let (t, loc) = self.word("a target name (e.g. gfx950, sm_90, ascend910b)")?;
+            m.target = Some(t);
+            m.target_loc = Some(loc);
+        }
+        loop {
+            match self.peek() {
+                Tok::Eof => break,
+                Tok::Word(w) if w == "kernel" => {
+                    let comments = self.take_comments();
+                    if m.kernels.is_empty() && m.target.is_none() && m.comments.is_empty() {
+                        m.comments = comments;
+                        let k = self.kernel(Vec::new())?;
+                        m.kernels.push(k);
+                    } else {
+                        let k = self.kernel(comments)?;
+                        m.kernels.push(k);
+                    }
+                }
+                Tok::Word(w) if w == "target" => {
+                    let loc = self.loc();
+                    return Err(Diagnostic::error(
+                        Some(loc),
+                        "'target' must come before the first kernel of its chunk",
+                    ));
+                }
+                _ => return self.err("'kernel'"),
+            }
+        }
+        m.trailing_comments = self.take_comments();
+        Ok(m)
+    }
+
+    fn kernel(&mut self, comments: Vec<String>) -> PResult<Kernel> {
+        let loc = self.expect_word("kernel")?;
+        let name_loc = self.loc();
+        let name = match self.peek().clone() {
+            Tok::Symbol(s) => {
+                self.bump();
+                s
+            }
+            _ => return self.err("a kernel name ('@name')"),
+        };
+        let _ = name_loc;
+        let mut k = Kernel::new(name, loc);
+        k.comments = comments;
+        self.kernel = Some(k);
+        self.scopes = vec![HashMap::new()];
+        if self.eat_punct("(") && !self.eat_punct(")") {
+            loop {
+                let (pname, ploc) = self.value_name("a parameter ('%name')")?;
+                let default = if self.eat_punct("=") {
+                    Some(self.int("a default value")?.0)
+                } else {
+                    None
+                };
+                let v = self.declare(pname, ploc, ValueKind::Param { default })?;
+                self.k().params.push(v);
+                if self.eat_punct(")") {
+                    break;
+                }
+                self.expect_punct(",")?;
+            }
+        }
+        if self.eat_word("waves") {
+            let (w, wloc) = self.uint("a wave count")?;
+            if w == 0 || w > 64 {
+                return Err(Diagnostic::error(
+                    Some(wloc),
+                    format!("waves must be between 1 and 64, got {w}"),
+                ));
+            }
+            self.k().waves = Some(w as u32);
+        }
+        let body = self.k().body;
+        self.block_contents(body)?;
+        self.scopes.clear();
+        Ok(self.kernel.take().expect("kernel"))
+    }
+
+    /// Parses `{ stmt* [yield ...] }` into an existing block, in a new scope.
+    fn block_contents(&mut self, block: BlockId) -> PResult<()> {
+        self.expect_punct("{")?;
+        self.scopes.push(HashMap::new());
+        loop {
+            if self.is_punct("}") {
+                let c = self.take_comments();
+                self.k().blocks[block].trailing_comments = c;
+                self.bump();
+                break;
+            }
+            if self.is_word("yield") {
+                let c = self.take_comments();
+                let yloc = self.loc();
+                self.bump();
+                let mut vals = Vec::new();
+                loop {
+                    vals.push(self.memory_value()?);
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+                let b = &mut self.k().blocks[block];
+                b.yields = vals;
+                b.yield_loc = Some(yloc);
+                b.trailing_comments = c;
+                let tail = self.take_comments();
+                self.k().blocks[block].trailing_comments.extend(tail);
+                self.expect_punct("}")?;
+                break;
+            }
+            if matches!(self.peek(), Tok::Eof) {
+                return self.err("'}'");
+            }
+            self.stmt(block)?;
+        }
+        self.scopes.pop();
+        Ok(())
+    }
+
+    fn push(&mut self, block: BlockId, kind: StmtKind, loc: Loc, comments: Vec<String>) -> StmtId {
+        let s = self.k().push_stmt(block, kind, Some(loc));
+        self.k().stmts[s].comments = comments;
+        s
+    }
+
+    /// Allocates a statement id before its nested blocks are parsed (they refer to it).
+    fn reserve(&mut self, loc: Loc) -> StmtId {
+        self.k().stmts.push(StmtData {
+            kind: StmtKind::StageEnd,
+            loc: Some(loc),
+            inserted: false,
+            comments: Vec::new(),
+        })
+    }
+    fn place(&mut self, block: BlockId, stmt: StmtId, kind: StmtKind, comments: Vec<String>) {
+        let k = self.k();
+        k.stmts[stmt].kind = kind;
+        k.stmts[stmt].comments = comments;
+        k.blocks[block].stmts.push(stmt);
+    }
+
+    fn stmt(&mut self, block: BlockId) -> PResult<()> {
+        let comments = self.take_comments();
+        let loc = self.loc();
+        // `%x = ...` and `%x, %y = ...` forms.
+        if let Tok::Value(_) = self.peek() {
+            let mut names = Vec::new();
+            loop {
+                names.push(self.value_name("a name")?);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+            self.expect_punct("=")?;
+            let kw_loc = self.loc();
+            let single = |p: &mut Parser, what: &str| -> PResult<(String, Loc)> {
+                if names.len() != 1 {
+                    return Err(Diagnostic::error(
+                        Some(kw_loc),
+                        format!("{what} defines exactly one name"),
+                    ));
+                }
+                let _ = p;
+                Ok(names[0].clone())
+            };
+            if self.is_word("buffer") {
+                let n = single(self, "a buffer")?;
+                if block != self.k().body {
+                    return Err(Diagnostic::error(
+                        Some(loc),
+                        "buffers are declared at the top level of a kernel",
+                    ));
+                }
+                return self.buffer(n, comments);
+            }
+            if self.is_word("view") {
+                let n = single(self, "a view")?;
+                return self.view(block, n, loc, comments);
+            }
+            if self.is_word("for") {
+                return self.for_stmt(block, names, loc, comments);
+            }
+            if self.is_word("if") {
+                return self.if_stmt(block, names, loc, comments);
+            }
+            return self.err("'buffer', 'view', 'for' or 'if' after '='");
+        }
+        let (w, _) = match self.peek().clone() {
+            Tok::Word(w) => (w, loc),
+            _ => return self.err("a statement (op, for, if, a sync op, a view or a buffer)"),
+        };
+        match w.as_str() {
+            "op" => {
+                let op = self.op()?;
+                self.push(block, StmtKind::Op(op), loc, comments);
+            }
+            "for" => self.for_stmt(block, Vec::new(), loc, comments)?,
+            "if" => self.if_stmt(block, Vec::new(), loc, comments)?,
+            "stage" => {
+                self.bump();
+                let mut st = StageData::default();
+                loop {
+                    if self.eat_word("prio") {
+                        st.prio = Some(self.small("a priority (0..3)", 3)?.0 as u8);
+                    } else if self.eat_word("gap") {
+                        st.gap = Some(self.small("a phase gap", 255)?.0 as u8);
+                    } else {
+                        break;
+                    }
+                }
+                self.push(block, StmtKind::Stage(st), loc, comments);
+            }
+            "stage.end" => {
+                self.bump();
+                self.push(block, StmtKind::StageEnd, loc, comments);
+            }
+            _ => {
+                let s = self.sync_op()?;
+                self.push(block, StmtKind::Sync(s), loc, comments);
+            }
+        }
+        Ok(())
+    }
+
+    fn buffer(&mut self, (name, nloc): (String, Loc), comments: Vec<String>) -> PResult<()> {
+        self.expect_word("buffer")?;
+        let (sp, sloc) = self.word("a memory space")?;
+        let space = Space::parse(&sp).ok_or_else(|| {
+            Diagnostic::error(
+                Some(sloc),
+                format!(
+                    "unknown memory space '{sp}'; expected one of {}",
+                    Space::spellings()
+                ),
+            )
+        })?;
+        let (size, szloc) = self.uint("a size in bytes")?;
+        if size == 0 {
+            return Err(Diagnostic::error(
+                Some(szloc),
+                "a buffer must have a nonzero size",
+            ));
+        }
+        let placement = if self.eat_word("aliases") {
+            let (bn, bloc) = self.value_name("the buffer it aliases")?;
+            Placement::Aliases(self.buffer_ref(&bn, bloc)?)
+        } else if self.eat_word("at") {
+            let (bn, bloc) = self.value_name("the buffer it is placed in")?;
+            let base = self.buffer_ref(&bn, bloc)?;
+            let offset = if self.eat_punct("+") {
+                self.uint("a byte offset")?.0
+            } else {
+                0
+            };
+            Placement::At { base, offset }
+        } else {
+            Placement::Own
+        };
+        let id = self.k().buffers.next_id();
+        let v = self.declare(name, nloc, ValueKind::Buffer(id))?;
+        self.k().buffers.push(BufferData {
+            value: v,
+            comments,
+            space,
+            size,
+            placement,
+        });
+        Ok(())
+    }
+
+    fn buffer_ref(&mut self, name: &str, loc: Loc) -> PResult<ValueId> {
+        let v = self.lookup(name, loc)?;
+        match self.k().values[v].kind {
+            ValueKind::Buffer(_) => Ok(v),
+            _ => Err(Diagnostic::error(
+                Some(loc),
+                format!("'%{name}' is not a buffer"),
+            )),
+        }
+    }
+
+    fn view(
+        &mut self,
+        block: BlockId,
+        (name, nloc): (String, Loc),
+        loc: Loc,
+        comments: Vec<String>,
+    ) -> PResult<()> {
+        self.expect_word("view")?;
+        let base = self.memory_value()?;
+        let kind = if self.eat_punct("[") {
+            let (lo, _) = self.uint("a start byte")?;
+            self.expect_punct(":")?;
+            let (hi, hloc) = self.uint("an end byte")?;
+            self.expect_punct("]")?;
+            if hi <= lo {
+                return Err(Diagnostic::error(
+                    Some(hloc),
+                    format!("empty byte range [{lo}:{hi}]: the end must be after the start"),
+                ));
+            }
+            ViewKind::Range { lo, hi }
+        } else if self.eat_word("slot") {
+            self.expect_punct("(")?;
+            let index = self.expr()?;
+            self.expect_punct(")")?;
+            self.expect_word("mod")?;
+            let (n, nl) = self.uint("a slot count")?;
+            if n == 0 || n > 64 {
+                return Err(Diagnostic::error(
+                    Some(nl),
+                    format!("slot count must be between 1 and 64, got {n}"),
+                ));
+            }
+            ViewKind::Slot {
+                count: n as u32,
+                index,
+            }
+        } else {
+            return self.err("'[' (a byte range) or 'slot'");
+        };
+        let id = self.k().views.next_id();
+        let v = self.declare(name, nloc, ValueKind::View(id))?;
+        self.k().views.push(ViewData {
+            value: v,
+            base,
+            kind,
+        });
+        self.push(block, StmtKind::View(id), loc, comments);
+        Ok(())
+    }
+
+    fn op(&mut self) -> PResult<OpData> {
+        self.expect_word("op")?;
+        let name = match self.peek().clone() {
+            Tok::Str(s) => {
+                self.bump();
+                s
+            }
+            _ => return self.err("an op name in quotes"),
+        };
+        let mut op = OpData {
+            name,
+            effects: Vec::new(),
+            asynchronous: None,
+            pipe: None,
+        };
+        loop {
+            if self.eat_word("async") {
+                let mut counter = None;
+                if self.eat_punct("(") {
+                    let (c, cl) = self.word("a counter")?;
+                    counter = Some(Counter::parse(&c).ok_or_else(|| {
+                        Diagnostic::error(
+                            Some(cl),
+                            format!(
+                                "unknown counter '{c}'; expected one of {}",
+                                Counter::spellings()
+                            ),
+                        )
+                    })?);
+                    self.expect_punct(")")?;
+                }
+                op.asynchronous = Some(AsyncSpec { counter });
+            } else if self.eat_word("pipe") {
+                op.pipe = Some(self.pipe()?);
+            } else {
+                break;
+            }
+        }
+        let starts_effect = |t: &Tok| matches!(t, Tok::Word(w) if AccessKind::parse(w).is_some());
+        if starts_effect(self.peek()) {
+            loop {
+                let (kw, kloc) = self.word("read, write or atomic")?;
+                let kind = AccessKind::parse(&kw).ok_or_else(|| {
+                    Diagnostic::error(
+                        Some(kloc),
+                        format!("expected read, write or atomic, found '{kw}'"),
+                    )
+                })?;
+                let value = self.memory_value()?;
+                let sel = self.selector()?;
+                op.effects.push(Effect {
+                    kind,
+                    mem: MemRef { value, sel },
+                    loc: Some(kloc),
+                });
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        Ok(op)
+    }
+
+    fn selector(&mut self) -> PResult<Selector> {
+        if !self.eat_punct("[") {
+            return Ok(Selector::Whole);
+        }
+        // `[lo:hi]` is a byte range, anything else a per-thread word index.
+        let is_range =
+            matches!(self.peek(), Tok::Int(_)) && matches!(self.peek_at(1), Tok::Punct(":"));
+        let sel = if is_range {
+            let (lo, _) = self.uint("a start byte")?;
+            self.expect_punct(":")?;
+            let (hi, hl) = self.uint("an end byte")?;
+            if hi <= lo {
+                return Err(Diagnostic::error(
+                    Some(hl),
+                    format!("empty byte range [{lo}:{hi}]: the end must be after the start"),
+                ));
+            }
+            Selector::Bytes { lo, hi }
+        } else {
+            Selector::Index(self.expr()?)
+        };
+        self.expect_punct("]")?;
+        Ok(sel)
+    }
+
+    fn pipe(&mut self) -> PResult<Pipe> {
+        let (p, pl) = self.word("a pipe")?;
+        Pipe::parse(&p).ok_or_else(|| {
+            Diagnostic::error(
+                Some(pl),
+                format!("unknown pipe '{p}'; expected one of {}", Pipe::spellings()),
+            )
+        })
+    }
+
+    fn bound(&mut self) -> PResult<Bound> {
+        if let Tok::Value(_) = self.peek() {
+            let (n, l) = self.value_name("a bound")?;
+            let v = self.integer_value(&n, l)?;
+            if !matches!(self.k().values[v].kind, ValueKind::Param { .. }) {
+                return Err(Diagnostic::error(
+                    Some(l),
+                    format!("loop bound '%{n}' must be a constant or a kernel parameter"),
+                ));
+            }
+            return Ok(Bound::Value(v));
+        }
+        Ok(Bound::Const(
+            self.int("a loop bound (integer or parameter)")?.0,
+        ))
+    }
+
+    fn for_stmt(
+        &mut self,
+        block: BlockId,
+        results: Vec<(String, Loc)>,
+        loc: Loc,
+        comments: Vec<String>,
+    ) -> PResult<()> {
+        self.expect_word("for")?;
+        let (ivn, ivl) = self.value_name("the induction variable ('%i')")?;
+        self.expect_punct("=")?;
+        let lo = self.bound()?;
+        self.expect_word("to")?;
+        let hi = self.bound()?;
+        let mut step = 1;
+        if self.eat_word("step") {
+            let (s, sl) = self.int("a step")?;
+            if s <= 0 {
+                return Err(Diagnostic::error(
+                    Some(sl),
+                    format!("step must be positive, got {s}"),
+                ));
+            }
+            step = s;
+        }
+        let mut min_trips = None;
+        let mut max_trips = None;
+        if self.eat_word("min") {
+            min_trips = Some(self.uint("a minimum trip count")?.0);
+        }
+        if self.eat_word("max") {
+            let (m, ml) = self.uint("a maximum trip count")?;
+            if min_trips.is_some_and(|mn| mn > m) {
+                return Err(Diagnostic::error(
+                    Some(ml),
+                    "max trip count is below the min trip count",
+                ));
+            }
+            max_trips = Some(m);
+        }
+        // Resolve iter inits in the enclosing scope before opening the body's.
+        let mut iters: Vec<((String, Loc), ValueId)> = Vec::new();
+        if self.eat_word("iter") {
+            self.expect_punct("(")?;
+            loop {
+                let n = self.value_name("a loop-carried handle ('%cur')")?;
+                self.expect_punct("=")?;
+                let init = self.memory_value()?;
+                iters.push((n, init));
+                if self.eat_punct(")") {
+                    break;
+                }
+                self.expect_punct(",")?;
+            }
+        }
+        let stmt = self.reserve(loc);
+        let body = self.k().new_block(Some(stmt));
+        self.scopes.push(HashMap::new());
+        let iv = self.declare(ivn, ivl, ValueKind::Iv(stmt))?;
+        let mut iter_args = Vec::new();
+        for (i, ((n, l), init)) in iters.into_iter().enumerate() {
+            let v = self.declare(n, l, ValueKind::IterArg { stmt, index: i })?;
+            iter_args.push((v, init));
+        }
+        self.block_contents(body)?;
+        self.scopes.pop();
+        let nyield = self.k().blocks[body].yields.len();
+        if nyield != iter_args.len() {
+            let yl = self.k().blocks[body].yield_loc.unwrap_or(loc);
+            return Err(Diagnostic::error(
+                Some(yl),
+                format!(
+                    "the loop carries {} handle(s) but its body yields {nyield}",
+                    iter_args.len()
+                ),
+            ));
+        }
+        if !results.is_empty() && results.len() != iter_args.len() {
+            return Err(Diagnostic::error(
+                Some(results[0].1),
+                format!(
+                    "the loop defines {} result(s) but carries {} handle(s)",
+                    results.len(),
+                    iter_args.len()
+                ),
+            ));
+        }
+        let mut res = Vec::new();
+        for (i, (n, l)) in results.into_iter().enumerate() {
+            res.push(self.declare(n, l, ValueKind::Result { stmt, index: i })?);
+        }
+        let data = ForData {
+            iv,
+            lo,
+            hi,
+            step,
+            min_trips,
+            max_trips,
+            iter_args,
+            results: res,
+            body,
+        };
+        self.place(block, stmt, StmtKind::For(data), comments);
+        Ok(())
+    }
+
+    fn if_stmt(
+        &mut self,
+        block: BlockId,
+        results: Vec<(String, Loc)>,
+        loc: Loc,
+        comments: Vec<String>,
+    ) -> PResult<()> {
+        self.expect_word("if")?;
+        // Semantics: a condition not stated uniform is divergent.
+        let uniformity = if self.eat_word("uniform") {
+            Uniformity::Uniform
+        } else {
+            self.eat_word("divergent");
+            Uniformity::Divergent
+        };
+        let cond = self.cond()?;
+        let stmt = self.reserve(loc);
+        let then_block = self.k().new_block(Some(stmt));
+        self.block_contents(then_block)?;
+        let else_block = if self.eat_word("else") {
+            let b = self.k().new_block(Some(stmt));
+            self.block_contents(b)?;
+            Some(b)
+        } else {
+            None
+        };
+        let ty = self.k().blocks[then_block].yields.len();
+        let ey = else_block.map_or(0, |b| self.k().blocks[b].yields.len());
+        if results.len() != ty
+            || (!results.is_empty() && (else_block.is_none() || ey != ty))
+            || (results.is_empty() && ey != 0)
+        {
+            return Err(Diagnostic::error(
+                Some(loc),
+                format!(
+                    "the if defines {} result(s); each branch must yield that many (then yields {ty}, else yields {ey}{})",
+                    results.len(),
+                    if else_block.is_none() && !results.is_empty() { ", and an if with results needs an else" } else { "" }
+                ),
+            ));
+        }
+        let mut res = Vec::new();
+        for (i, (n, l)) in results.into_iter().enumerate() {
+            res.push(self.declare(n, l, ValueKind::Result { stmt, index: i })?);
+        }
+        let data = IfData {
+            cond,
+            uniformity,
+            then_block,
+            else_block,
+            results: res,
+        };
+        self.place(block, stmt, StmtKind::If(data), comments);
+        Ok(())
+    }
+
+    fn cond(&mut self) -> PResult<Cond> {
+        let expr = self.expr()?;
+        let modulo = if self.eat_word("mod") {
+            let (m, ml) = self.int("a modulus")?;
+            if m <= 0 {
+                return Err(Diagnostic::error(Some(ml), "modulus must be positive"));
+            }
+            Some(m)
+        } else {
+            None
+        };
+        let ops = [
+            ("<", CmpOp::Lt),
+            ("<=", CmpOp::Le),
+            ("==", CmpOp::Eq),
+            ("!=", CmpOp::Ne),
+            (">=", CmpOp::Ge),
+            (">", CmpOp::Gt),
+        ];
+        for (p, op) in ops {
+            if self.eat_punct(p) {
+                let (rhs, _) = self.int("an integer to compare with")?;
+                return Ok(Cond {
+                    expr,
+                    modulo,
+                    cmp: Some((op, rhs)),
+                });
+            }
+        }
+        Ok(Cond {
+            expr,
+            modulo,
+            cmp: None,
+        })
+    }
+
+    /// `term (('+' | '-') term)*`, each term `INT`, `INT * atom`, `atom`, or `atom * INT`,
+    /// with atoms `tid`, `%name` or a parenthesized expression.
+    fn expr(&mut self) -> PResult<AffineExpr> {
+        let mut e = AffineExpr::default();
+        let mut sign = if self.eat_punct("-") { -1 } else { 1 };
+        loop {
+            let t = self.term()?;
+            for (v, c) in t.terms {
+                e.add_term(v, c.wrapping_mul(sign));
+            }
+            e.constant = e.constant.wrapping_add(t.constant.wrapping_mul(sign));
+            if self.eat_punct("+") {
+                sign = 1;
+            } else if self.eat_punct("-") {
+                sign = -1;
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn term(&mut self) -> PResult<AffineExpr> {
+        if let Tok::Int(c) = self.peek().clone() {
+            self.bump();
+            if self.eat_punct("*") {
+                let a = self.atom()?;
+                return Ok(scale(a, c));
+            }
+            return Ok(AffineExpr::constant(c));
+        }
+        let a = self.atom()?;
+        if self.eat_punct("*") {
+            let (c, _) = self.int("a constant coefficient")?;
+            return Ok(scale(a, c));
+        }
+        Ok(a)
+    }
+
+    fn atom(&mut self) -> PResult<AffineExpr> {
+        let loc = self.loc();
+        match self.peek().clone() {
+            Tok::Word(w) if w == "tid" => {
+                self.bump();
+                Ok(AffineExpr::var(Var::Tid))
+            }
+            Tok::Value(n) => {
+                self.bump();
+                let v = self.integer_value(&n, loc)?;
+                Ok(AffineExpr::var(Var::Value(v)))
+            }
+            Tok::Punct("(") => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect_punct(")")?;
+                Ok(e)
+            }
+            _ => self.err("an integer, 'tid', '%name' or '('"),
+        }
+    }
+
+    fn sync_op(&mut self) -> PResult<SyncOp> {
+        let (w, wl) = self.word("a statement")?;
+        let op = match w.as_str() {
+            "barrier" => {
+                let fence = !self.eat_word("exec");
+                let mut id = 0;
+                let mut threads = None;
+                if self.eat_word("id") {
+                    id = self.small("a barrier id", 15)?.0 as u32;
+                    if self.eat_word("threads") {
+                        let (t, tl) = self.uint("a thread count")?;
+                        if t == 0 || t > 4096 {
+                            return Err(Diagnostic::error(Some(tl), "thread count must be between 1 and 4096"));
+                        }
+                        threads = Some(t as u32);
+                    }
+                }
+                SyncOp::Barrier { id, fence, threads }
+            }
+            "barrier.signal" | "barrier.wait" => {
+                let (id, il) = self.int("a barrier id (-1 for the workgroup barrier)")?;
+                if !(-1..=16).contains(&id) || id == 0 {
+                    return Err(Diagnostic::error(Some(il), format!("barrier id must be -1 or 1..16, got {id}")));
+                }
+                if w == "barrier.signal" {
+                    SyncOp::Signal { id: id as i32 }
+                } else {
+                    SyncOp::Wait { id: id as i32 }
+                }
+            }
+            "cond_barrier" => {
+                let (g, gl) = self.word("'low' or 'high'")?;
+                let group = Group::parse(&g).ok_or_else(|| {
+                    Diagnostic::error(Some(gl), format!("expected 'low' or 'high', found '{g}'"))
+                })?;
+                SyncOp::CondBarrier { group }
+            }
+            "wait" => {
+                let (c, cl) = self.word("a counter")?;
+                let counter = Counter::parse(&c).ok_or_else(|| {
+                    Diagnostic::error(Some(cl), format!("unknown counter '{c}'; expected one of {}", Counter::spellings()))
+                })?;
+                self.expect_punct("(")?;
+                let n = self.small("a count", 1 << 16)?.0 as u32;
+                self.expect_punct(")")?;
+                SyncOp::CounterWait { counter, n }
+            }
+            "cp_async.commit" => SyncOp::CpAsyncCommit,
+            "cp_async.wait" => SyncOp::CpAsyncWait { n: self.small("a group count", 1 << 16)?.0 as u32 },
+            "set_flag" | "wait_flag" => {
+                let src = self.pipe()?;
+                self.expect_punct("->")?;
+                let dst = self.pipe()?;
+                self.expect_punct(",")?;
+                let id = self.flag_id()?;
+                if w == "set_flag" {
+                    SyncOp::SetFlag { src, dst, id }
+                } else {
+                    SyncOp::WaitFlag { src, dst, id }
+                }
+            }
+            "pipe_barrier" => SyncOp::PipeBarrier { pipe: self.pipe()? },
+            "sched_barrier" => SyncOp::SchedBarrier { mask: self.small("a mask", u32::MAX as u64)?.0 as u32 },
+            "setprio" => SyncOp::SetPrio { prio: self.small("a priority (0..3)", 3)?.0 as u8 },
+            _ => {
+                return Err(Diagnostic::error(
+                    Some(wl),
+                    format!("unknown statement '{w}'; expected op, for, if, stage, a sync op (barrier, barrier.signal, barrier.wait, cond_barrier, wait, cp_async.commit, cp_async.wait, set_flag, wait_flag, pipe_barrier, sched_barrier, setprio) or '%name = ...'"),
+                ))
+            }
+        };
+        Ok(op)
+    }
+
+    /// `INT` or `INT + (expr) mod N`.
+    fn flag_id(&mut self) -> PResult<FlagId> {
+        let (base, _) = self.small("an event id", 255)?;
+        if self.eat_punct("+") {
+            self.expect_punct("(")?;
+            let e = self.expr()?;
+            self.expect_punct(")")?;
+            self.expect_word("mod")?;
+            let (n, nl) = self.uint("a modulus")?;
+            if !(1..=16).contains(&n) {
+                return Err(Diagnostic::error(
+                    Some(nl),
+                    "an alternating id's modulus must be between 1 and 16",
+                ));
+            }
+            return Ok(FlagId {
+                base: base as u32,
+                alternate: Some((e, n as u32)),
+            });
+        }
+        Ok(FlagId::fixed(base as u32))
+    }
+}
+
+fn scale(mut e: AffineExpr, c: i64) -> AffineExpr {
+    for t in &mut e.terms {
+        t.1 = t.1.wrapping_mul(c);
+    }
+    e.terms.retain(|t| t.1 != 0);
+    e.constant = e.constant.wrapping_mul(c);
+    e
+}
