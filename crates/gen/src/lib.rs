@@ -2,6 +2,8 @@
 
 use syncopt_targets::Target;
 
+pub mod executable;
+
 #[derive(Clone, Debug)]
 pub struct GenOptions {
     pub ops: usize,
@@ -13,6 +15,9 @@ pub struct GenOptions {
 
 /// A kernel in the text format (with its `target` line).
 pub fn generate(opts: &GenOptions) -> String {
+    if opts.executable {
+        return executable::generate(opts);
+    }
     format!(
         "target {}\n\nkernel @gen{} {{\n}}\n",
         opts.target, opts.seed
