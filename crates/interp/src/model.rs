@@ -1,0 +1,250 @@
+//! The execution model shared by the interpreter and the CUDA emitter (docs/GPU-VALIDATION.md):
+//! where each buffer lives, which words an access touches, what a store writes and how loads
+//! fold into the per-thread checksum. Both sides compute exactly these functions, so a
+//! race-free kernel gives the same checksums on the CPU and on the GPU.
+//!
+//! - Memory is counted in 4-byte words. Workgroup buffers share one arena (the CUDA
+//!   `__shared__` array); global buffers share another. `aliases %A` places a buffer at `%A`'s
+//!   offset (the worst overlap), `at %A + n` at `%A`'s offset plus `n` bytes.
+//! - Global memory is an immutable input image (`gin`, word `i` holds [`gin_value`]) plus a
+//!   write-only output (`gout`). Only workgroup memory carries data between threads, which is
+//!   what barriers order.
+//! - `%X[expr]`: thread `t` touches word `expr` of `%X`.
+//! - `%X`, `%X[lo:hi]`: cooperative. Writes and atomics of thread `t` touch words
+//!   `lo/4 + t, + T, + 2T, ...` below `hi/4` (`T` threads). Reads of thread `t` touch the words
+//!   thread `(t + wave) mod T` writes, so every whole-buffer hazard crosses warps: unless the
+//!   op itself writes workgroup memory, where reads use `t`'s own words (one instance never
+//!   conflicts with itself).
+//! - A store's `k`-th word gets [`store_value`] of (op ordinal, thread, iteration key, k); an
+//!   atomic adds that value; a load folds the word into the thread's checksum with [`fold`].
+//! - An async op issues its loads (checksum) at issue, and its workgroup writes land when a
+//!   wait completes them: each written word copies a `gin` word ([`async_source`]).
+
+use syncopt_ir::{AffineExpr, BufferId, Diagnostic, EntityRef, Kernel, Loc, Placement, Space, Var};
+
+pub const K_OP: u32 = 0x9E37_79B1;
+pub const K_TID: u32 = 0x85EB_CA77;
+pub const K_WORD: u32 = 0xC2B2_AE3D;
+pub const K_IV: u32 = 0x27D4_EB2F;
+pub const GIN_SALT: u32 = 0x5BD1_E995;
+pub const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
+pub const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
+/// Own buffers start at multiples of 4 words (16 bytes: cp.async and vector alignment).
+pub const ALIGN_WORDS: u64 = 4;
+
+/// A 32-bit finalizer (the "lowbias32" mix); the emitter writes the same function in CUDA.
+pub fn mix32(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7FEB_352D);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846C_A68B);
+    x ^= x >> 16;
+    x
+}
+
+/// Word `i` of the global input image.
+pub fn gin_value(i: u64) -> u32 {
+    mix32((i as u32).wrapping_mul(K_OP).wrapping_add(GIN_SALT))
+}
+
+/// What the `k`-th word stored by op `op` in thread `tid` holds.
+pub fn store_value(op: u32, tid: u32, iter: u32, k: u32) -> u32 {
+    mix32(
+        op.wrapping_add(1)
+            .wrapping_mul(K_OP)
+            .wrapping_add(tid.wrapping_mul(K_TID))
+            .wrapping_add(iter)
+            .wrapping_add(k.wrapping_mul(K_WORD)),
+    )
+}
+
+/// The iteration key of the enclosing loops' induction variables, outermost first.
+pub fn iter_key(ivs: &[i64]) -> u32 {
+    ivs.iter().enumerate().fold(0u32, |acc, (j, &v)| {
+        acc.wrapping_add((v as u32).wrapping_mul(iv_coef(j)))
+    })
+}
+
+/// The multiplier of the `j`-th enclosing induction variable in [`iter_key`].
+pub fn iv_coef(j: usize) -> u32 {
+    K_IV.wrapping_mul(2 * j as u32 + 1)
+}
+
+pub fn checksum_init(tid: u32) -> u64 {
+    FNV_OFFSET ^ tid as u64
+}
+
+pub fn fold(cs: u64, word: u32) -> u64 {
+    (cs ^ word as u64).wrapping_mul(FNV_PRIME)
+}
+
+/// Which arena a memory value lives in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mem {
+    Shared,
+    Global,
+}
+
+/// A memory value at run time: `words` words at word `off` of an arena.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Handle {
+    pub mem: Mem,
+    pub off: i64,
+    pub words: i64,
+}
+
+/// Arena placement of every buffer.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Indexed by `BufferId`.
+    pub buffers: Vec<Handle>,
+    pub shared_words: u64,
+    /// At least 1, so every async copy has a source word.
+    pub global_words: u64,
+}
+
+pub fn mem_of_space(space: Space, loc: Option<Loc>) -> Result<Mem, Diagnostic> {
+    match space {
+        Space::Workgroup => Ok(Mem::Shared),
+        Space::Global => Ok(Mem::Global),
+        s => Err(Diagnostic::error(
+            loc,
+            format!("'{s}' memory is not executable: run and emit cuda take workgroup and global buffers only"),
+        )),
+    }
+}
+
+pub fn layout(k: &Kernel) -> Result<Layout, Diagnostic> {
+    let n = k.buffers.len();
+    let mut out: Vec<Option<Handle>> = vec![None; n];
+    let mut ends = [0u64; 2];
+    // Own buffers first, in declaration order; then placed ones (their bases may come later).
+    for (i, b) in k.buffers.values().enumerate() {
+        let loc = k.values[b.value].loc;
+        let mem = mem_of_space(b.space, loc)?;
+        if b.size % 4 != 0 {
+            return Err(Diagnostic::error(
+                loc,
+                format!(
+                    "buffer size {} is not a multiple of 4 bytes: not executable",
+                    b.size
+                ),
+            ));
+        }
+        if b.placement == Placement::Own {
+            let slot = &mut ends[mem as usize];
+            let off = slot.div_ceil(ALIGN_WORDS) * ALIGN_WORDS;
+            let words = b.size.div_ceil(4);
+            *slot = off + words;
+            out[i] = Some(Handle {
+                mem,
+                off: off as i64,
+                words: words as i64,
+            });
+        }
+    }
+    for i in 0..n {
+        resolve(k, i, &mut out, 0)?;
+    }
+    let buffers: Vec<Handle> = out.into_iter().map(|h| h.expect("resolved")).collect();
+    for h in &buffers {
+        let end = (h.off + h.words) as u64;
+        let slot = &mut ends[h.mem as usize];
+        *slot = (*slot).max(end);
+    }
+    Ok(Layout {
+        buffers,
+        shared_words: ends[0],
+        global_words: ends[1].max(1),
+    })
+}
+
+fn resolve(
+    k: &Kernel,
+    i: usize,
+    out: &mut Vec<Option<Handle>>,
+    depth: usize,
+) -> Result<Handle, Diagnostic> {
+    if let Some(h) = out[i] {
+        return Ok(h);
+    }
+    let b = &k.buffers[BufferId::new(i)];
+    let loc = k.values[b.value].loc;
+    if depth > k.buffers.len() {
+        return Err(Diagnostic::error(loc, "buffer placements form a cycle"));
+    }
+    let mem = mem_of_space(b.space, loc)?;
+    let (base, offset) = match b.placement {
+        Placement::Own => unreachable!("own buffers are placed first"),
+        Placement::Aliases(base) => (base, 0),
+        Placement::At { base, offset } => (base, offset),
+    };
+    if offset % 4 != 0 {
+        return Err(Diagnostic::error(
+            loc,
+            format!("placement offset {offset} is not a multiple of 4 bytes: not executable"),
+        ));
+    }
+    let base_idx = match k.values[base].kind {
+        syncopt_ir::ValueKind::Buffer(bb) => bb.index(),
+        _ => {
+            return Err(Diagnostic::error(
+                loc,
+                "placement relative to a non-buffer is not executable",
+            ))
+        }
+    };
+    let bh = resolve(k, base_idx, out, depth + 1)?;
+    if bh.mem != mem {
+        return Err(Diagnostic::error(
+            loc,
+            "a buffer placed in another memory space is not executable",
+        ));
+    }
+    let h = Handle {
+        mem,
+        off: bh.off + (offset / 4) as i64,
+        words: b.size.div_ceil(4) as i64,
+    };
+    out[i] = Some(h);
+    Ok(h)
+}
+
+/// Evaluates an affine expression; `lookup` gives integer values (`None`: not defined here).
+pub fn eval_expr(
+    e: &AffineExpr,
+    tid: u32,
+    mut lookup: impl FnMut(syncopt_ir::ValueId) -> Option<i64>,
+    k: &Kernel,
+    loc: Option<Loc>,
+) -> Result<i64, Diagnostic> {
+    let mut acc = e.constant;
+    for &(v, c) in &e.terms {
+        let x = match v {
+            Var::Tid => tid as i64,
+            Var::Value(id) => lookup(id).ok_or_else(|| {
+                Diagnostic::error(
+                    loc,
+                    format!("'%{}' has no integer value here", k.value_name(id)),
+                )
+            })?,
+        };
+        acc = acc.wrapping_add(c.wrapping_mul(x));
+    }
+    Ok(acc)
+}
+
+/// The word range `[a, b)` (relative to the handle) of a cooperative access to bytes
+/// `[lo, hi)`.
+pub fn byte_range_words(lo: u64, hi: u64) -> (i64, i64) {
+    ((lo / 4) as i64, hi.div_ceil(4) as i64)
+}
+
+/// The first word (relative to the range start) of thread `tid`'s cooperative pattern.
+pub fn pattern_start(tid: u32, threads: u32, wave: u32, rotated: bool) -> i64 {
+    if rotated {
+        ((tid + wave) % threads) as i64
+    } else {
+        tid as i64
+    }
+}
