@@ -619,7 +619,7 @@ impl<'k> Checker<'k> {
                     {
                         continue;
                     }
-                    let d = self.race(s, pipe, kind, rec, ctx, &cs.path);
+                    let d = self.race(s, pipe, kind, &region, rec, ctx, &cs.path);
                     self.report(d);
                 }
             }
@@ -661,6 +661,7 @@ impl<'k> Checker<'k> {
         s: StmtId,
         pipe: Pipe,
         kind: AccessKind,
+        region: &Region,
         rec: &Rec,
         ctx: &Ctx,
         path: &Path,
@@ -671,9 +672,17 @@ impl<'k> Checker<'k> {
         } else {
             format!("no flag orders {} before {}", rec.pipe, pipe)
         };
+        let on = if rec.region.root == region.root {
+            self.buffer_name(region.root)
+        } else {
+            format!(
+                "{} and {} (declared to alias)",
+                self.buffer_name(rec.region.root),
+                self.buffer_name(region.root)
+            )
+        };
         let msg = format!(
-            "race ({hz}) on {}: {} {} at {} and {} {} at {}: {why}",
-            self.buffer_name(rec.region.root),
+            "race ({hz}) on {on}: {} {} at {} and {} {} at {}: {why}",
             rec.pipe,
             kind_word(rec.kind),
             self.loc_text(rec.stmt),
