@@ -1,11 +1,1667 @@
-//! (being written)
+//! The workgroup model (semantics.md 4.1 and 4.3): races on workgroup memory between waves,
+//! barrier deadlocks, and counter waits, for the GPU targets.
+//!
+//! A path-sensitive dataflow over the structured program. The state maps a *context*
+//! (pending split-barrier signals, the cond-barrier phase offset between the two wave groups,
+//! handle bindings, induction-variable residues) to a set of *pending records*: dynamic access
+//! instances not yet known to be ordered before everything that follows. Every access is
+//! checked against the pending records of the same root buffer when it is reached; barriers,
+//! fences and counter waits move records towards "published" and drop them once they can no
+//! longer matter. docs/VERIFY.md describes the model, what is exact and where it
+//! over-approximates.
+//!
+//! Arrival counts are kept relative to the low group's count of passed default-barrier phases
+//! (`n`): a record's `pub_rel` is the phase (minus `n`) at which its data is published, so the
+//! record happens before an access of group `g` exactly when `pub_rel <= o_g`, where `o_g` is
+//! the group's offset (0 for the low group, the context's `o` for the high group).
 
-use syncopt_ir::Kernel;
-use syncopt_targets::Target;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use syncopt_ir::{
+    AccessKind, AffineExpr, Cond, Counter, Diagnostic, EntityRef, ForData, Group, IfData,
+    Kernel, Loc, OpData, Placement, Selector, Space, StmtId, StmtKind, SyncOp, Uniformity,
+    ValueId, ValueKind, Var, ViewKind,
+};
+use syncopt_targets::{Target, TargetInfo};
 
 use crate::Report;
 
+/// The default workgroup barrier (`barrier`, `barrier.signal -1`, `cond_barrier`).
+const DEFAULT_ID: i32 = -1;
+/// Relative phase numbers saturate here; anything this far back is ordered for good.
+const REL_MIN: i8 = -8;
+/// The cond-barrier offset is clamped to `[-O_MAX, O_MAX]` (larger only in unbalanced
+/// kernels, which are reported anyway).
+const O_MAX: i8 = 3;
+/// Loops with a known trip count up to this are run iteration by iteration, exactly.
+const UNROLL: u64 = 8;
+/// Loops whose induction variable matters nowhere run exactly up to this many trips (they
+/// usually converge long before).
+const EXACT_MAX: u64 = 64;
+/// Minimum trip counts are honoured up to this many iterations, then treated as "at least".
+const MIN_UNROLL: u64 = 4;
+/// Saturation of "ops issued after this one on its counter".
+const NEWER_MAX: u8 = 72;
+/// Largest workgroup the ownership check enumerates thread by thread.
+const MAX_THREADS: u32 = 4096;
+const ANY_ROOT: u32 = u32::MAX;
+
 pub fn verify(kernel: &Kernel, target: Target) -> Report {
-    let _ = (kernel, target);
-    Report::default()
+    let mut c = Checker::new(kernel, target);
+    c.run()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values of the abstract state.
+
+/// A resolved piece of memory: bytes `[lo, hi)` of root buffer `root`; `fuzzy` when the
+/// placement is only known to overlap somewhere (`aliases`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Region {
+    root: u32,
+    lo: u64,
+    hi: u64,
+    fuzzy: bool,
+}
+
+const TOP: Region = Region {
+    root: ANY_ROOT,
+    lo: 0,
+    hi: u64::MAX,
+    fuzzy: true,
+};
+
+impl Region {
+    fn overlaps(&self, o: &Region) -> bool {
+        if self.root != o.root && self.root != ANY_ROOT && o.root != ANY_ROOT {
+            return false;
+        }
+        if self.fuzzy || o.fuzzy || self.root == ANY_ROOT || o.root == ANY_ROOT {
+            return true;
+        }
+        self.lo < o.hi && o.lo < self.hi
+    }
+    fn hull(&self, o: &Region) -> Region {
+        if self.root != o.root {
+            return TOP;
+        }
+        Region {
+            root: self.root,
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+            fuzzy: self.fuzzy || o.fuzzy,
+        }
+    }
+}
+
+/// Ownership of a word-indexed access: thread `t` touches word `a * t + c + sum(params)` of
+/// the root buffer (words of 4 bytes from the root's start).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Idx {
+    a: i64,
+    c: i64,
+    params: Vec<(u32, i64)>,
+}
+
+/// One dynamic access instance, pending.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Rec {
+    region: Region,
+    idx: Option<Idx>,
+    eff: u32,
+    /// 0 = low group (or the only one), 1 = high group.
+    group: u8,
+    asy: bool,
+    /// The access has completed (LDS wait, fence or covering counter wait in its wave).
+    done: bool,
+    counter: Option<Counter>,
+    /// Ops (or cp.async groups) on `counter` issued after this one by the same wave.
+    newer: u8,
+    /// cp.async: its group has been committed.
+    committed: bool,
+    /// Default barrier: the phase, relative to `n`, that publishes it; `None` until known.
+    pub_rel: Option<i8>,
+    /// Named barrier ids it has been signalled on (bit per id).
+    sig_named: u32,
+    /// Published through a named barrier: ordered before every later access.
+    named_pub: bool,
+    /// The issuing group's passed phases at issue, relative to `n` (two-group kernels only).
+    issue_rel: i8,
+    /// Deferred race checks: `(limit, race)`: the race holds unless `pub_rel <= limit`.
+    deadlines: Vec<(i8, u32)>,
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Step {
+    Back(StmtId),
+    Then(StmtId),
+    Else(StmtId),
+    ZeroTrip(StmtId),
+}
+
+/// How a record got from its issue to where it is (kept out of the record's identity).
+#[derive(Debug)]
+struct WitNode {
+    step: Step,
+    prev: Wit,
+}
+type Wit = Option<Rc<WitNode>>;
+
+type Recs = BTreeMap<Rec, Wit>;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Ctx {
+    /// Cond-barrier offset: passed default phases of the high group minus the low group's.
+    o: i8,
+    /// Split-barrier ids with a signal not yet waited for, and the signal.
+    pending: Vec<(i32, StmtId)>,
+    /// Handles (iter args, results) bound to concrete memory on this path.
+    binds: Vec<(ValueId, Region)>,
+    /// Induction variables known modulo their period: `(iv, iv mod period)`.
+    res: Vec<(ValueId, u32)>,
+}
+
+impl Ctx {
+    fn bind(&mut self, v: ValueId, r: Region) {
+        match self.binds.binary_search_by_key(&v, |b| b.0) {
+            Ok(i) => self.binds[i].1 = r,
+            Err(i) => self.binds.insert(i, (v, r)),
+        }
+    }
+    fn binding(&self, v: ValueId) -> Option<Region> {
+        self.binds
+            .binary_search_by_key(&v, |b| b.0)
+            .ok()
+            .map(|i| self.binds[i].1)
+    }
+    fn residue(&self, v: ValueId) -> Option<u32> {
+        self.res
+            .binary_search_by_key(&v, |b| b.0)
+            .ok()
+            .map(|i| self.res[i].1)
+    }
+    fn set_residue(&mut self, v: ValueId, r: Option<u32>) {
+        match (self.res.binary_search_by_key(&v, |b| b.0), r) {
+            (Ok(i), Some(r)) => self.res[i].1 = r,
+            (Ok(i), None) => {
+                self.res.remove(i);
+            }
+            (Err(i), Some(r)) => self.res.insert(i, (v, r)),
+            (Err(_), None) => {}
+        }
+    }
+}
+
+type State = BTreeMap<Ctx, Recs>;
+
+/// Adds `other` into `st`; returns whether anything new appeared.
+fn join_into(st: &mut State, other: State) -> bool {
+    let mut grown = false;
+    for (ctx, recs) in other {
+        match st.get_mut(&ctx) {
+            Some(mine) => {
+                for (r, w) in recs {
+                    if let std::collections::btree_map::Entry::Vacant(e) = mine.entry(r) {
+                        e.insert(w);
+                        grown = true;
+                    }
+                }
+            }
+            None => {
+                st.insert(ctx, recs);
+                grown = true;
+            }
+        }
+    }
+    grown
+}
+
+fn same_state(a: &State, b: &State) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b.iter())
+            .all(|((ca, ra), (cb, rb))| ca == cb && ra.len() == rb.len() && ra.keys().eq(rb.keys()))
+}
+
+fn add_step(st: &mut State, step: Step) {
+    for recs in st.values_mut() {
+        for w in recs.values_mut() {
+            *w = Some(Rc::new(WitNode {
+                step,
+                prev: w.take(),
+            }));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checker.
+
+struct EffInfo {
+    loc: Option<Loc>,
+    kind: AccessKind,
+    asy: bool,
+    op: String,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Raw,
+    War,
+    Waw,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::Raw => "RAW",
+            Kind::War => "WAR",
+            Kind::Waw => "WAW",
+        }
+    }
+}
+
+/// A race whose verdict waits for a later publication.
+#[derive(Clone)]
+struct Deferred {
+    x: u32,
+    y: u32,
+    kind: Kind,
+    gx: u8,
+    gy: u8,
+    shift: i8,
+    /// Root buffer, for the message.
+    root: u32,
+    why: String,
+}
+
+#[derive(Default)]
+struct Env {
+    /// Induction variables with a known value (loops run iteration by iteration).
+    exact: Vec<(ValueId, i64)>,
+}
+
+impl Env {
+    fn value(&self, v: ValueId) -> Option<i64> {
+        self.exact.iter().rev().find(|e| e.0 == v).map(|e| e.1)
+    }
+}
+
+enum Tri {
+    True,
+    False,
+    Defer(i8),
+}
+
+struct Checker<'k> {
+    k: &'k Kernel,
+    t: Target,
+    info: TargetInfo,
+    groups: u8,
+    waves: u32,
+    threads: u32,
+    omin: i8,
+    effs: Vec<EffInfo>,
+    /// First effect id of each statement (ops only).
+    eff_base: Vec<u32>,
+    races: BTreeMap<(u32, u32, Kind), Diagnostic>,
+    other: BTreeMap<(Option<Loc>, String), Diagnostic>,
+    deferred: Vec<Deferred>,
+    deferred_ids: BTreeMap<(u32, u32, Kind, u8, u8), u32>,
+    /// Period tracked for induction variables used under `mod`.
+    iv_mod: BTreeMap<ValueId, u32>,
+    /// Induction variables whose value matters somewhere (slots, conditions, indices).
+    iv_used: BTreeSet<ValueId>,
+    states: usize,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl<'k> Checker<'k> {
+    fn new(k: &'k Kernel, t: Target) -> Self {
+        let info = t.info();
+        let waves = t.waves(k).max(1);
+        let threads = waves.saturating_mul(info.wave_size.max(1));
+        let mut effs = Vec::new();
+        let mut eff_base = vec![0u32; k.stmts.len()];
+        let mut cond_low = 0i8;
+        let mut has_cond = false;
+        let mut iv_mod: BTreeMap<ValueId, u32> = BTreeMap::new();
+        let mut iv_used = BTreeSet::new();
+        let mut note_expr = |e: &AffineExpr, m: Option<i64>| {
+            for &(v, _) in &e.terms {
+                if let Var::Value(v) = v {
+                    if matches!(k.values[v].kind, ValueKind::Iv(_)) {
+                        iv_used.insert(v);
+                        if let Some(m) = m.filter(|&m| m > 0 && m <= 64) {
+                            let cur = *iv_mod.get(&v).unwrap_or(&1) as u64;
+                            let l = cur / gcd(cur, m as u64) * m as u64;
+                            if l <= 64 {
+                                iv_mod.insert(v, l as u32);
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        for view in k.views.values() {
+            if let ViewKind::Slot { count, index } = &view.kind {
+                note_expr(index, Some(*count as i64));
+            }
+        }
+        k.walk(&mut |s, d| match &d.kind {
+            StmtKind::Op(od) => {
+                eff_base[s.index()] = effs.len() as u32;
+                for e in &od.effects {
+                    effs.push(EffInfo {
+                        loc: e.loc.or(d.loc),
+                        kind: e.kind,
+                        asy: od.asynchronous.is_some(),
+                        op: od.name.clone(),
+                    });
+                    if let Selector::Index(x) = &e.mem.sel {
+                        note_expr(x, None);
+                    }
+                }
+            }
+            StmtKind::If(i) => note_expr(&i.cond.expr, i.cond.modulo),
+            StmtKind::Sync(SyncOp::CondBarrier { group }) => {
+                has_cond = true;
+                if *group == Group::Low {
+                    cond_low = cond_low.saturating_add(1);
+                }
+            }
+            _ => {}
+        });
+        let groups = if has_cond { 2 } else { 1 };
+        Checker {
+            k,
+            t,
+            info,
+            groups,
+            waves,
+            threads,
+            omin: if has_cond {
+                (-cond_low).max(-O_MAX)
+            } else {
+                0
+            },
+            effs,
+            eff_base,
+            races: BTreeMap::new(),
+            other: BTreeMap::new(),
+            deferred: Vec::new(),
+            deferred_ids: BTreeMap::new(),
+            iv_mod,
+            iv_used,
+            states: 0,
+        }
+    }
+
+    fn run(&mut self) -> Report {
+        self.static_checks();
+        let mut env = Env::default();
+        let mut st = State::new();
+        st.insert(Ctx::default(), Recs::new());
+        let st = self.block(self.k.body, &mut env, st);
+        self.exit_checks(&st);
+        let mut diagnostics: Vec<Diagnostic> = self
+            .other
+            .values()
+            .cloned()
+            .chain(self.races.values().cloned())
+            .collect();
+        diagnostics.sort_by(|a, b| (a.loc, &a.message).cmp(&(b.loc, &b.message)));
+        diagnostics.dedup();
+        Report {
+            diagnostics,
+            states: self.states,
+        }
+    }
+
+    fn error(&mut self, loc: Option<Loc>, msg: String, notes: Vec<(Option<Loc>, String)>) {
+        let key = (loc, msg.clone());
+        self.other.entry(key).or_insert_with(|| {
+            let mut d = Diagnostic::error(loc, msg);
+            d.notes = notes;
+            d
+        });
+    }
+
+    // ---- checks that need no state ----------------------------------------------------------
+
+    fn static_checks(&mut self) {
+        let mut found = Vec::new();
+        self.walk_div(self.k.body, None, &mut found);
+        for (s, why) in found {
+            self.error(s.1, s.0, why);
+        }
+        let mut waits = Vec::new();
+        self.k.walk(&mut |_, d| {
+            if let StmtKind::Sync(op) = &d.kind {
+                match op {
+                    SyncOp::CounterWait { counter, n } => waits.push((d.loc, *counter, *n)),
+                    SyncOp::CpAsyncWait { n } => waits.push((d.loc, Counter::CpAsync, *n)),
+                    _ => {}
+                }
+            }
+        });
+        for (loc, c, n) in waits {
+            match self.t.counter_max(c) {
+                None => self.error(
+                    loc,
+                    format!("{} has no {c} counter: this wait cannot be executed", self.t),
+                    vec![],
+                ),
+                Some(m) if n > m => self.error(
+                    loc,
+                    format!(
+                        "counter wait {c}({n}) exceeds the largest value {m} on {}",
+                        self.t
+                    ),
+                    vec![],
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// Workgroup barriers inside divergent ifs (deadlock).
+    #[allow(clippy::type_complexity)]
+    fn walk_div(
+        &self,
+        b: syncopt_ir::BlockId,
+        div: Option<Option<Loc>>,
+        out: &mut Vec<((String, Option<Loc>), Vec<(Option<Loc>, String)>)>,
+    ) {
+        for &s in &self.k.blocks[b].stmts {
+            let d = &self.k.stmts[s];
+            match &d.kind {
+                StmtKind::Sync(op) if op.is_workgroup_barrier() => {
+                    if let Some(if_loc) = div {
+                        out.push((
+                            (
+                                format!(
+                                    "deadlock: workgroup barrier '{}' inside a divergent if: waves that skip it never arrive",
+                                    sync_name(op)
+                                ),
+                                d.loc,
+                            ),
+                            vec![(if_loc, "the divergent condition is here".to_string())],
+                        ));
+                    }
+                }
+                StmtKind::If(i) => {
+                    let inner = if i.uniformity == Uniformity::Divergent {
+                        div.or(Some(d.loc))
+                    } else {
+                        div
+                    };
+                    self.walk_div(i.then_block, inner, out);
+                    if let Some(e) = i.else_block {
+                        self.walk_div(e, inner, out);
+                    }
+                }
+                StmtKind::For(f) => self.walk_div(f.body, div, out),
+                _ => {}
+            }
+        }
+    }
+
+    fn exit_checks(&mut self, st: &State) {
+        let mut pend = BTreeSet::new();
+        let mut unbalanced = BTreeSet::new();
+        let mut late = BTreeSet::new();
+        for (ctx, recs) in st {
+            for &(id, s) in &ctx.pending {
+                pend.insert((id, s));
+            }
+            if ctx.o != 0 {
+                unbalanced.insert(ctx.o);
+            }
+            for r in recs.keys() {
+                for &(_, d) in &r.deadlines {
+                    late.insert(d);
+                }
+            }
+        }
+        for (id, s) in pend {
+            let loc = self.k.stmts[s].loc;
+            self.error(
+                loc,
+                format!("deadlock: barrier.signal {id} is still pending at kernel exit (no barrier.wait {id} follows on some path)"),
+                vec![],
+            );
+        }
+        if let Some(&o) = unbalanced.iter().next() {
+            let mut first = None;
+            self.k.walk(&mut |_, d| {
+                if first.is_none() && matches!(d.kind, StmtKind::Sync(SyncOp::CondBarrier { .. })) {
+                    first = Some(d.loc);
+                }
+            });
+            let loc = first.flatten().or(Some(self.k.loc));
+            self.error(
+                loc,
+                format!(
+                    "deadlock: unequal arrival counts at kernel exit: the high group makes {o} more default-barrier arrival(s) than the low group on some path (cond_barrier high and low do not balance)"
+                ),
+                vec![],
+            );
+        }
+        for d in late {
+            self.report_deferred(d, "the access is never published by a barrier before kernel exit");
+        }
+    }
+
+    // ---- resolution -------------------------------------------------------------------------
+
+    fn eval_mod(&self, e: &AffineExpr, m: Option<i64>, env: &Env, ctx: &Ctx) -> Option<i64> {
+        let mut acc = e.constant;
+        for &(v, c) in &e.terms {
+            let Var::Value(v) = v else { return None };
+            let val = if let Some(x) = env.value(v) {
+                x
+            } else {
+                let m = m?;
+                let r = ctx.residue(v)?;
+                let l = *self.iv_mod.get(&v)? as i64;
+                if l % m != 0 {
+                    return None;
+                }
+                r as i64
+            };
+            acc = acc.wrapping_add(c.wrapping_mul(val));
+        }
+        Some(match m {
+            Some(m) if m > 0 => acc.rem_euclid(m),
+            _ => acc,
+        })
+    }
+
+    fn eval_cond(&self, c: &Cond, env: &Env, ctx: &Ctx) -> Option<bool> {
+        let mut v = self.eval_mod(&c.expr, c.modulo, env, ctx)?;
+        if let Some(m) = c.modulo {
+            if m > 0 {
+                v = v.rem_euclid(m);
+            }
+        }
+        Some(match c.cmp {
+            None => v != 0,
+            Some((op, rhs)) => op.holds(v, rhs),
+        })
+    }
+
+    fn resolve(&self, v: ValueId, env: &Env, ctx: &Ctx, depth: u32) -> Region {
+        if depth > 64 {
+            return TOP;
+        }
+        match self.k.values[v].kind {
+            ValueKind::Buffer(b) => {
+                let bd = &self.k.buffers[b];
+                match bd.placement {
+                    Placement::Own => Region {
+                        root: b.index() as u32,
+                        lo: 0,
+                        hi: bd.size,
+                        fuzzy: false,
+                    },
+                    Placement::At { base, offset } => {
+                        let r = self.resolve(base, env, ctx, depth + 1);
+                        Region {
+                            root: r.root,
+                            lo: r.lo.saturating_add(offset),
+                            hi: r.lo.saturating_add(offset).saturating_add(bd.size),
+                            fuzzy: r.fuzzy,
+                        }
+                    }
+                    Placement::Aliases(base) => {
+                        let r = self.resolve(base, env, ctx, depth + 1);
+                        Region {
+                            root: r.root,
+                            lo: 0,
+                            hi: u64::MAX,
+                            fuzzy: true,
+                        }
+                    }
+                }
+            }
+            ValueKind::View(view) => {
+                let vd = &self.k.views[view];
+                let r = self.resolve(vd.base, env, ctx, depth + 1);
+                if r.fuzzy {
+                    return r;
+                }
+                match &vd.kind {
+                    ViewKind::Range { lo, hi } => Region {
+                        root: r.root,
+                        lo: r.lo.saturating_add(*lo),
+                        hi: r.lo.saturating_add(*hi),
+                        fuzzy: false,
+                    },
+                    ViewKind::Slot { count, index } => {
+                        let n = (*count).max(1) as u64;
+                        let size = r.hi.saturating_sub(r.lo) / n;
+                        match self.eval_mod(index, Some(n as i64), env, ctx) {
+                            Some(s) => Region {
+                                root: r.root,
+                                lo: r.lo + size * s as u64,
+                                hi: r.lo + size * (s as u64 + 1),
+                                fuzzy: false,
+                            },
+                            None => r,
+                        }
+                    }
+                }
+            }
+            ValueKind::IterArg { .. } | ValueKind::Result { .. } => {
+                ctx.binding(v).unwrap_or(TOP)
+            }
+            _ => TOP,
+        }
+    }
+
+    fn is_workgroup(&self, v: ValueId) -> bool {
+        syncopt_targets::value_space(self.k, v, 0) == Some(Space::Workgroup)
+    }
+
+    /// The region and ownership of one effect.
+    fn access(
+        &self,
+        e: &syncopt_ir::Effect,
+        env: &Env,
+        ctx: &Ctx,
+    ) -> (Region, Option<Idx>) {
+        let r = self.resolve(e.mem.value, env, ctx, 0);
+        match &e.mem.sel {
+            Selector::Whole => (r, None),
+            Selector::Bytes { lo, hi } => {
+                if r.fuzzy {
+                    (r, None)
+                } else {
+                    (
+                        Region {
+                            root: r.root,
+                            lo: r.lo.saturating_add(*lo),
+                            hi: r.lo.saturating_add(*hi).min(r.hi.max(r.lo + *hi)),
+                            fuzzy: false,
+                        },
+                        None,
+                    )
+                }
+            }
+            Selector::Index(x) => {
+                if r.fuzzy || r.lo % 4 != 0 {
+                    return (r, None);
+                }
+                let mut idx = Idx {
+                    a: 0,
+                    c: x.constant.wrapping_add((r.lo / 4) as i64),
+                    params: Vec::new(),
+                };
+                for &(v, coef) in &x.terms {
+                    match v {
+                        Var::Tid => idx.a = coef,
+                        Var::Value(v) => match self.k.values[v].kind {
+                            ValueKind::Iv(_) => match env.value(v) {
+                                Some(val) => idx.c = idx.c.wrapping_add(coef.wrapping_mul(val)),
+                                None => return (r, None),
+                            },
+                            _ => idx.params.push((v.index() as u32, coef)),
+                        },
+                    }
+                }
+                let region = if idx.params.is_empty() && self.threads <= MAX_THREADS {
+                    let last = self.threads.max(1) as i64 - 1;
+                    let (w0, w1) = (idx.c, idx.c.wrapping_add(idx.a.wrapping_mul(last)));
+                    let (wmin, wmax) = (w0.min(w1), w0.max(w1));
+                    if wmin < 0 {
+                        r
+                    } else {
+                        Region {
+                            root: r.root,
+                            lo: wmin as u64 * 4,
+                            hi: wmax as u64 * 4 + 4,
+                            fuzzy: false,
+                        }
+                    }
+                } else {
+                    r
+                };
+                (region, Some(idx))
+            }
+        }
+    }
+
+    // ---- the transfer functions ---------------------------------------------------------------
+
+    fn block(&mut self, b: syncopt_ir::BlockId, env: &mut Env, mut st: State) -> State {
+        for &s in &self.k.blocks[b].stmts {
+            if st.is_empty() {
+                break;
+            }
+            self.states += st.len();
+            st = self.stmt(s, env, st);
+        }
+        st
+    }
+
+    fn stmt(&mut self, s: StmtId, env: &mut Env, mut st: State) -> State {
+        let k = self.k;
+        let d = &k.stmts[s];
+        match &d.kind {
+            StmtKind::Op(od) => {
+                for (ctx, recs) in st.iter_mut() {
+                    self.op(s, od, env, ctx, recs);
+                }
+                st
+            }
+            StmtKind::Sync(op) => {
+                let mut out = State::new();
+                for (ctx, recs) in st {
+                    let (c, r) = self.sync(s, op, d.loc, ctx, recs);
+                    join_into(&mut out, BTreeMap::from([(c, r)]));
+                }
+                out
+            }
+            StmtKind::For(f) => self.run_for(s, f, env, st),
+            StmtKind::If(i) => self.run_if(s, i, env, st),
+            StmtKind::View(_) | StmtKind::Stage(_) | StmtKind::StageEnd => st,
+        }
+    }
+
+    fn group_offset(&self, ctx: &Ctx, g: u8) -> i8 {
+        if g == 0 {
+            0
+        } else {
+            ctx.o
+        }
+    }
+
+    /// Whether two different waves of groups `gx` and `gy` exist.
+    fn cross_waves(&self, gx: u8, gy: u8) -> bool {
+        if gx != gy {
+            return true;
+        }
+        let per_group = self.waves / self.groups as u32;
+        per_group >= 2
+    }
+
+    fn thread_range(&self, g: u8) -> (i64, i64) {
+        let t = self.threads as i64;
+        if self.groups == 1 {
+            (0, t)
+        } else if g == 0 {
+            (0, t / 2)
+        } else {
+            (t / 2, t)
+        }
+    }
+
+    /// Whether a thread of group `gx` and a thread of another wave in group `gy` touch the
+    /// same word.
+    fn idx_conflict(&self, x: &Idx, gx: u8, y: &Idx, gy: u8) -> bool {
+        if x.params != y.params || self.threads > MAX_THREADS {
+            return true;
+        }
+        if x.a == y.a && x.c == y.c && x.a != 0 {
+            // Word a*t + c belongs to thread t alone.
+            return false;
+        }
+        let ws = self.info.wave_size.max(1) as i64;
+        let (x0, x1) = self.thread_range(gx);
+        let (y0, y1) = self.thread_range(gy);
+        for t in x0..x1 {
+            let v = x.a.wrapping_mul(t).wrapping_add(x.c).wrapping_sub(y.c);
+            if y.a == 0 {
+                if v == 0 && self.cross_waves(gx, gy) {
+                    return true;
+                }
+            } else if v % y.a == 0 {
+                let t2 = v / y.a;
+                if t2 >= y0 && t2 < y1 && t2 / ws != t / ws {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn op(&mut self, s: StmtId, od: &OpData, env: &Env, ctx: &Ctx, recs: &mut Recs) {
+        let base = self.eff_base[s.index()];
+        let mut accesses = Vec::new();
+        for (i, e) in od.effects.iter().enumerate() {
+            if !self.is_workgroup(e.mem.value) {
+                continue;
+            }
+            let (region, idx) = self.access(e, env, ctx);
+            accesses.push((base + i as u32, e.kind, region, idx));
+        }
+        if accesses.is_empty() {
+            return;
+        }
+        let asy = od.asynchronous.is_some();
+        // Deadlines to attach: to existing records, and to the new records of this op.
+        let mut x_dead: Vec<(Rec, i8, u32)> = Vec::new();
+        let mut y_dead: BTreeMap<(u32, u8), Vec<(i8, u32)>> = BTreeMap::new();
+        for &(yeff, ykind, yreg, ref yidx) in &accesses {
+            for gy in 0..self.groups {
+                for (x, wit) in recs.iter() {
+                    let xi = &self.effs[x.eff as usize];
+                    let kind = match (xi.kind.writes(), ykind.writes()) {
+                        (true, false) => Kind::Raw,
+                        (false, true) => Kind::War,
+                        (true, true) => Kind::Waw,
+                        (false, false) => continue,
+                    };
+                    if xi.kind == AccessKind::Atomic && ykind == AccessKind::Atomic {
+                        continue;
+                    }
+                    if !x.region.overlaps(&yreg) {
+                        continue;
+                    }
+                    if x.asy && !x.done {
+                        let why = self.why_async(x);
+                        self.race_now(x, wit, yeff, kind, x.group, gy, ctx, why);
+                        continue;
+                    }
+                    if !self.cross_waves(x.group, gy) {
+                        continue;
+                    }
+                    if let (Some(a), Some(b)) = (&x.idx, yidx) {
+                        if !self.idx_conflict(a, x.group, b, gy) {
+                            continue;
+                        }
+                    }
+                    if x.named_pub {
+                        continue;
+                    }
+                    let ox = self.group_offset(ctx, x.group);
+                    let oy = self.group_offset(ctx, gy);
+                    let shift = oy - ox;
+                    let a = match x.pub_rel {
+                        Some(p) if p <= oy => Tri::False,
+                        Some(_) => Tri::True,
+                        None if shift <= 0 => Tri::True,
+                        None => Tri::Defer(oy),
+                    };
+                    let d = (ox as i16 - x.issue_rel as i16) + shift as i16;
+                    let b = if self.groups == 1 || d >= 0 {
+                        Tri::True
+                    } else {
+                        Tri::Defer(x.issue_rel)
+                    };
+                    let why = self.why(x, ctx, gy);
+                    match (a, b) {
+                        (Tri::False, _) | (_, Tri::False) => {}
+                        (Tri::True, Tri::True) => {
+                            self.race_now(x, wit, yeff, kind, x.group, gy, ctx, why)
+                        }
+                        (Tri::Defer(lim), _) => {
+                            let id = self.defer(x, yeff, kind, gy, shift, why);
+                            x_dead.push((x.clone(), lim, id));
+                        }
+                        (Tri::True, Tri::Defer(lim)) => {
+                            let id = self.defer(x, yeff, kind, gy, shift, why);
+                            y_dead.entry((yeff, gy)).or_default().push((lim, id));
+                        }
+                    }
+                }
+            }
+        }
+        for (x, lim, id) in x_dead {
+            if let Some(w) = recs.remove(&x) {
+                let mut nx = x.clone();
+                if !nx.deadlines.contains(&(lim, id)) {
+                    nx.deadlines.push((lim, id));
+                    nx.deadlines.sort();
+                }
+                recs.insert(nx, w);
+            }
+        }
+        // Issuing raises the op's counter in each wave.
+        let counter = if asy {
+            od.asynchronous
+                .and_then(|spec| self.t.async_counter(spec, &od.name))
+        } else {
+            self.info.lds_counter
+        };
+        if let Some(c) = counter {
+            if c != Counter::CpAsync && recs.keys().any(|r| r.counter == Some(c)) {
+                let old = std::mem::take(recs);
+                *recs = old
+                    .into_iter()
+                    .map(|(mut r, w)| {
+                        if r.counter == Some(c) {
+                            r.newer = r.newer.saturating_add(1).min(NEWER_MAX);
+                        }
+                        (r, w)
+                    })
+                    .collect();
+            }
+        }
+        for (yeff, _, region, idx) in accesses {
+            for g in 0..self.groups {
+                let mut deadlines = y_dead.remove(&(yeff, g)).unwrap_or_default();
+                deadlines.sort();
+                deadlines.dedup();
+                let r = Rec {
+                    region,
+                    idx: idx.clone(),
+                    eff: yeff,
+                    group: g,
+                    asy,
+                    done: false,
+                    counter,
+                    newer: 0,
+                    committed: false,
+                    pub_rel: None,
+                    sig_named: 0,
+                    named_pub: false,
+                    issue_rel: self.group_offset(ctx, g),
+                    deadlines,
+                };
+                recs.entry(r).or_insert(None);
+            }
+        }
+    }
+
+    fn sync(
+        &mut self,
+        s: StmtId,
+        op: &SyncOp,
+        loc: Option<Loc>,
+        mut ctx: Ctx,
+        recs: Recs,
+    ) -> (Ctx, Recs) {
+        let mut recs = recs;
+        let all: &[u8] = if self.groups == 2 { &[0, 1] } else { &[0] };
+        match op {
+            SyncOp::Barrier { id, fence, threads } => {
+                let bid = if *id == 0 { DEFAULT_ID } else { *id as i32 };
+                if *fence {
+                    recs = self.fence(recs);
+                }
+                let partial = threads.is_some_and(|n| n < self.threads);
+                if !partial {
+                    recs = self.arrive(bid, all, &ctx, recs);
+                    recs = self.pass(bid, all, &mut ctx, recs);
+                }
+            }
+            SyncOp::Signal { id } => {
+                if let Some(&(_, prev)) = ctx.pending.iter().find(|p| p.0 == *id) {
+                    self.error(
+                        loc,
+                        format!("deadlock: two barrier.signal {id} in a row without a barrier.wait {id} between them"),
+                        vec![(self.k.stmts[prev].loc, "the earlier signal".to_string())],
+                    );
+                } else {
+                    ctx.pending.push((*id, s));
+                    ctx.pending.sort();
+                }
+                recs = self.fence(recs);
+                recs = self.arrive(*id, all, &ctx, recs);
+            }
+            SyncOp::Wait { id } => {
+                if let Some(p) = ctx.pending.iter().position(|p| p.0 == *id) {
+                    ctx.pending.remove(p);
+                } else {
+                    self.error(
+                        loc,
+                        format!("deadlock: barrier.wait {id} with no pending barrier.signal {id} on some path"),
+                        vec![],
+                    );
+                }
+                recs = self.pass(*id, all, &mut ctx, recs);
+            }
+            SyncOp::CondBarrier { group } => {
+                let g: &[u8] = if *group == Group::Low { &[0] } else { &[1] };
+                recs = self.arrive(DEFAULT_ID, g, &ctx, recs);
+                recs = self.pass(DEFAULT_ID, g, &mut ctx, recs);
+            }
+            SyncOp::CounterWait { counter, n } => {
+                let (c, n) = (*counter, *n);
+                recs = recs
+                    .into_iter()
+                    .map(|(mut r, w)| {
+                        if r.counter == Some(c) && !r.done {
+                            let covered = if c == Counter::CpAsync {
+                                r.committed && r.newer as u32 >= n
+                            } else {
+                                r.newer as u32 >= n
+                            };
+                            if covered {
+                                r.done = true;
+                                r.newer = 0;
+                            }
+                        }
+                        (r, w)
+                    })
+                    .collect();
+            }
+            SyncOp::CpAsyncCommit => {
+                recs = recs
+                    .into_iter()
+                    .map(|(mut r, w)| {
+                        if r.counter == Some(Counter::CpAsync) && !r.done {
+                            if r.committed {
+                                r.newer = r.newer.saturating_add(1).min(NEWER_MAX);
+                            } else {
+                                r.committed = true;
+                                r.newer = 0;
+                            }
+                        }
+                        (r, w)
+                    })
+                    .collect();
+            }
+            SyncOp::CpAsyncWait { n } => {
+                let n = *n;
+                recs = recs
+                    .into_iter()
+                    .map(|(mut r, w)| {
+                        if r.counter == Some(Counter::CpAsync)
+                            && !r.done
+                            && r.committed
+                            && r.newer as u32 >= n
+                        {
+                            r.done = true;
+                            r.newer = 0;
+                        }
+                        (r, w)
+                    })
+                    .collect();
+            }
+            _ => {}
+        }
+        (ctx, recs)
+    }
+
+    /// The LDS fence of a barrier: the wave's ordinary LDS accesses (and async ops on the LDS
+    /// counter) have completed.
+    fn fence(&self, recs: Recs) -> Recs {
+        let lds = self.info.lds_counter;
+        if !recs.keys().any(|r| !r.done && (!r.asy || (lds.is_some() && r.counter == lds))) {
+            return recs;
+        }
+        recs.into_iter()
+            .map(|(mut r, w)| {
+                if !r.asy || (lds.is_some() && r.counter == lds) {
+                    r.done = true;
+                    r.newer = 0;
+                }
+                (r, w)
+            })
+            .collect()
+    }
+
+    /// Arrival of `groups` at barrier `id`: completed records get their publishing phase.
+    fn arrive(&mut self, id: i32, groups: &[u8], ctx: &Ctx, recs: Recs) -> Recs {
+        let mut out = Recs::new();
+        let mut failed = Vec::new();
+        for (mut r, w) in recs {
+            if groups.contains(&r.group) && r.done {
+                if id == DEFAULT_ID {
+                    if r.pub_rel.is_none() {
+                        let p = self.group_offset(ctx, r.group) + 1;
+                        r.pub_rel = Some(p);
+                        for &(lim, d) in &r.deadlines {
+                            if p > lim {
+                                failed.push(d);
+                            }
+                        }
+                        r.deadlines.clear();
+                    }
+                } else if !r.named_pub {
+                    r.sig_named |= named_bit(id);
+                }
+            }
+            out.entry(r).or_insert(w);
+        }
+        for d in failed {
+            self.report_deferred(d, "it is published only after the other access ran");
+        }
+        out
+    }
+
+    /// `groups` pass barrier `id` (its wait, or the whole monolithic barrier).
+    fn pass(&mut self, id: i32, groups: &[u8], ctx: &mut Ctx, recs: Recs) -> Recs {
+        if id != DEFAULT_ID {
+            let bit = named_bit(id);
+            return self.normalize(
+                recs.into_iter()
+                    .map(|(mut r, w)| {
+                        if r.sig_named & bit != 0 {
+                            r.sig_named &= !bit;
+                            r.named_pub = true;
+                        }
+                        (r, w)
+                    })
+                    .collect(),
+            );
+        }
+        let low = groups.contains(&0);
+        let high = groups.contains(&1) || self.groups == 1;
+        match (low, high) {
+            (true, false) => ctx.o = (ctx.o - 1).max(-O_MAX),
+            (false, true) => ctx.o = (ctx.o + 1).min(O_MAX),
+            _ => {}
+        }
+        if !low {
+            return self.normalize(recs);
+        }
+        let two = self.groups == 2;
+        let shifted = recs
+            .into_iter()
+            .map(|(mut r, w)| {
+                r.pub_rel = r.pub_rel.map(|p| (p - 1).max(REL_MIN));
+                if two {
+                    r.issue_rel = (r.issue_rel - 1).max(REL_MIN);
+                    for d in r.deadlines.iter_mut() {
+                        d.0 = (d.0 - 1).max(REL_MIN);
+                    }
+                }
+                (r, w)
+            })
+            .collect();
+        self.normalize(shifted)
+    }
+
+    /// Fails deadlines that can no longer be met and drops records that are ordered before
+    /// everything to come.
+    fn normalize(&mut self, recs: Recs) -> Recs {
+        let mut out = Recs::new();
+        let mut failed = Vec::new();
+        for (mut r, w) in recs {
+            if !r.deadlines.is_empty() && r.pub_rel.is_none() {
+                let floor = self.omin + 1;
+                r.deadlines.retain(|&(lim, d)| {
+                    if lim < floor {
+                        failed.push(d);
+                        false
+                    } else {
+                        true
+                    }
+                });
+            }
+            let ordered = r.named_pub || r.pub_rel.is_some_and(|p| p <= self.omin);
+            if ordered && r.deadlines.is_empty() {
+                continue;
+            }
+            out.entry(r).or_insert(w);
+        }
+        for d in failed {
+            self.report_deferred(d, "the lagging group cannot be published in time");
+        }
+        out
+    }
+
+    // ---- loops and ifs ------------------------------------------------------------------------
+
+    fn run_for(&mut self, s: StmtId, f: &ForData, env: &mut Env, st: State) -> State {
+        let trips = f.trips();
+        let lo = match f.lo {
+            syncopt_ir::Bound::Const(c) => Some(c),
+            _ => None,
+        };
+        let used = self.iv_used.contains(&f.iv);
+        // Entry: bind iter args to their initial values.
+        let mut cur = State::new();
+        for (mut ctx, recs) in st {
+            let inits: Vec<_> = f
+                .iter_args
+                .iter()
+                .map(|&(a, init)| (a, self.resolve(init, env, &ctx, 0)))
+                .collect();
+            for (a, r) in inits {
+                ctx.bind(a, r);
+            }
+            join_into(&mut cur, BTreeMap::from([(ctx, recs)]));
+        }
+        let exact = trips
+            .exact()
+            .filter(|&n| lo.is_some() && (n <= UNROLL || (!used && n <= EXACT_MAX)));
+        let out = if let Some(n) = exact {
+            let lo = lo.unwrap_or(0);
+            let mut s_cur = cur;
+            for k in 0..n {
+                env.exact
+                    .push((f.iv, lo.wrapping_add((k as i64).wrapping_mul(f.step))));
+                let body = self.block(f.body, env, s_cur.clone());
+                let next = self.back_edge(s, f, env, body, None);
+                env.exact.pop();
+                let stop = !used && same_state(&next, &s_cur);
+                s_cur = next;
+                if stop {
+                    break;
+                }
+            }
+            s_cur
+        } else {
+            let period = self.iv_mod.get(&f.iv).copied();
+            // Residue of the induction variable at the first iteration.
+            let mut s0 = State::new();
+            for (ctx, recs) in cur {
+                match (period, lo) {
+                    (Some(l), Some(lo)) => {
+                        let mut c = ctx.clone();
+                        c.set_residue(f.iv, Some(lo.rem_euclid(l as i64) as u32));
+                        join_into(&mut s0, BTreeMap::from([(c, recs)]));
+                    }
+                    (Some(l), None) => {
+                        for r in 0..l {
+                            let mut c = ctx.clone();
+                            c.set_residue(f.iv, Some(r));
+                            join_into(&mut s0, BTreeMap::from([(c, recs.clone())]));
+                        }
+                    }
+                    _ => {
+                        join_into(&mut s0, BTreeMap::from([(ctx, recs)]));
+                    }
+                }
+            }
+            let m = trips.min.min(MIN_UNROLL);
+            let mut s_cur = s0;
+            let zero = m == 0;
+            for _ in 0..m {
+                let body = self.block(f.body, env, s_cur);
+                s_cur = self.back_edge(s, f, env, body, period);
+            }
+            let mut acc = s_cur;
+            if zero {
+                add_step(&mut acc, Step::ZeroTrip(s));
+            }
+            // The join over every further trip count: iterate to a fixpoint.
+            for _ in 0..256 {
+                let body = self.block(f.body, env, acc.clone());
+                let next = self.back_edge(s, f, env, body, period);
+                if !join_into(&mut acc, next) {
+                    break;
+                }
+            }
+            let mut out = State::new();
+            for (mut ctx, recs) in acc {
+                ctx.set_residue(f.iv, None);
+                join_into(&mut out, BTreeMap::from([(ctx, recs)]));
+            }
+            out
+        };
+        // Results: the handles' values after the loop.
+        let mut fin = State::new();
+        for (mut ctx, recs) in out {
+            for (i, &res) in f.results.iter().enumerate() {
+                let r = f
+                    .iter_args
+                    .get(i)
+                    .and_then(|a| ctx.binding(a.0))
+                    .unwrap_or(TOP);
+                ctx.bind(res, r);
+            }
+            join_into(&mut fin, BTreeMap::from([(ctx, recs)]));
+        }
+        fin
+    }
+
+    /// The back edge: iter args take the yielded values, the residue advances.
+    fn back_edge(
+        &mut self,
+        s: StmtId,
+        f: &ForData,
+        env: &Env,
+        st: State,
+        period: Option<u32>,
+    ) -> State {
+        let yields = &self.k.blocks[f.body].yields;
+        let mut out = State::new();
+        for (mut ctx, recs) in st {
+            let new: Vec<_> = f
+                .iter_args
+                .iter()
+                .zip(yields.iter())
+                .map(|(&(a, _), &y)| (a, self.resolve(y, env, &ctx, 0)))
+                .collect();
+            for (a, r) in new {
+                ctx.bind(a, r);
+            }
+            if let Some(l) = period {
+                if let Some(r) = ctx.residue(f.iv) {
+                    let nr = (r as i64 + f.step).rem_euclid(l as i64) as u32;
+                    ctx.set_residue(f.iv, Some(nr));
+                }
+            }
+            join_into(&mut out, BTreeMap::from([(ctx, recs)]));
+        }
+        add_step(&mut out, Step::Back(s));
+        out
+    }
+
+    fn bind_results(&self, i: &IfData, b: syncopt_ir::BlockId, env: &Env, st: State) -> State {
+        if i.results.is_empty() {
+            return st;
+        }
+        let yields = &self.k.blocks[b].yields;
+        let mut out = State::new();
+        for (mut ctx, recs) in st {
+            let rs: Vec<_> = i
+                .results
+                .iter()
+                .zip(yields.iter())
+                .map(|(&res, &y)| (res, self.resolve(y, env, &ctx, 0)))
+                .collect();
+            for (res, r) in rs {
+                ctx.bind(res, r);
+            }
+            join_into(&mut out, BTreeMap::from([(ctx, recs)]));
+        }
+        out
+    }
+
+    fn run_if(&mut self, s: StmtId, i: &IfData, env: &mut Env, st: State) -> State {
+        if i.uniformity == Uniformity::Uniform {
+            let mut t_in = State::new();
+            let mut e_in = State::new();
+            for (ctx, recs) in st {
+                match self.eval_cond(&i.cond, env, &ctx) {
+                    Some(true) => {
+                        t_in.insert(ctx, recs);
+                    }
+                    Some(false) => {
+                        e_in.insert(ctx, recs);
+                    }
+                    None => {
+                        t_in.insert(ctx.clone(), recs.clone());
+                        e_in.insert(ctx, recs);
+                    }
+                }
+            }
+            let mut t_out = if t_in.is_empty() {
+                t_in
+            } else {
+                let o = self.block(i.then_block, env, t_in);
+                self.bind_results(i, i.then_block, env, o)
+            };
+            add_step(&mut t_out, Step::Then(s));
+            let mut e_out = match i.else_block {
+                Some(b) if !e_in.is_empty() => {
+                    let o = self.block(b, env, e_in);
+                    self.bind_results(i, b, env, o)
+                }
+                _ => e_in,
+            };
+            add_step(&mut e_out, Step::Else(s));
+            join_into(&mut t_out, e_out);
+            t_out
+        } else {
+            // Each wave takes one branch; waves on the two branches run in the same phase, so
+            // the else branch also sees what the then branch left pending.
+            let t_out = self.block(i.then_block, env, st.clone());
+            let mut mid = st.clone();
+            join_into(&mut mid, t_out.clone());
+            let e_out = match i.else_block {
+                Some(b) => self.block(b, env, mid),
+                None => st,
+            };
+            let mut out = t_out;
+            join_into(&mut out, e_out);
+            if i.results.is_empty() {
+                return out;
+            }
+            // Different waves may hold different handles: bind the hull of both.
+            let ty = &self.k.blocks[i.then_block].yields;
+            let ey: &[ValueId] = i
+                .else_block
+                .map(|b| self.k.blocks[b].yields.as_slice())
+                .unwrap_or(&[]);
+            let mut fin = State::new();
+            for (mut ctx, recs) in out {
+                for (j, &res) in i.results.iter().enumerate() {
+                    let a = ty.get(j).map(|&y| self.resolve(y, env, &ctx, 0));
+                    let b = ey.get(j).map(|&y| self.resolve(y, env, &ctx, 0));
+                    let r = match (a, b) {
+                        (Some(a), Some(b)) => a.hull(&b),
+                        (Some(a), None) | (None, Some(a)) => a,
+                        _ => TOP,
+                    };
+                    ctx.bind(res, r);
+                }
+                join_into(&mut fin, BTreeMap::from([(ctx, recs)]));
+            }
+            fin
+        }
+    }
+
+    // ---- diagnostics ----------------------------------------------------------------------------
+
+    fn buffer_name(&self, root: u32) -> String {
+        if root == ANY_ROOT {
+            return "workgroup memory".to_string();
+        }
+        let b = syncopt_ir::BufferId::new(root as usize);
+        format!("%{}", self.k.value_name(self.k.buffers[b].value))
+    }
+
+    fn access_word(&self, eff: u32) -> String {
+        let e = &self.effs[eff as usize];
+        let w = e.kind.as_str();
+        if e.asy {
+            format!("async {w}")
+        } else {
+            w.to_string()
+        }
+    }
+
+    fn groups_note(&self, gx: u8, gy: u8, shift: i8) -> String {
+        if self.groups == 1 {
+            format!(
+                "waves: two different waves of the {} in the workgroup (e.g. waves 0 and 1)",
+                self.waves
+            )
+        } else {
+            let name = |g: u8| if g == 0 { "low" } else { "high" };
+            let per = (self.waves / 2).max(1);
+            let wave = |g: u8, other: bool| g as u32 * per + other as u32;
+            format!(
+                "waves: wave {} of the {} group and wave {} of the {} group, phase shift {}",
+                wave(gx, false),
+                name(gx),
+                wave(gy, gx == gy),
+                name(gy),
+                shift
+            )
+        }
+    }
+
+    fn why_async(&self, x: &Rec) -> String {
+        let c = x
+            .counter
+            .map(|c| c.as_str().to_string())
+            .unwrap_or_else(|| "its counter".to_string());
+        if x.counter == Some(Counter::CpAsync) && !x.committed {
+            "async copy not covered by a wait: its cp.async group was never committed (cp_async.commit), so no cp_async.wait covers it".to_string()
+        } else if x.newer > 0 {
+            format!("async copy not covered by a wait: {} newer op(s) on {c} were issued after it, and no wait on {c} with a small enough count follows it", x.newer)
+        } else {
+            format!("async copy not covered by a wait: no wait on {c} follows it, so it may still be in flight")
+        }
+    }
+
+    fn why(&self, x: &Rec, ctx: &Ctx, gy: u8) -> String {
+        let xw = self.access_word(x.eff);
+        if !x.done {
+            if x.asy {
+                return self.why_async(x);
+            }
+            return format!("no LDS wait or fencing barrier completes the {xw} before a barrier: 'barrier exec' and 'cond_barrier' do not fence");
+        }
+        match x.pub_rel {
+            None => format!("no barrier arrival (barrier or barrier.signal) follows the completed {xw} before the other access"),
+            Some(p) if p > self.group_offset(ctx, gy) && self.groups == 1 => {
+                format!("the {xw} was signalled (barrier.signal) but no barrier.wait follows before the other access")
+            }
+            Some(_) => "the lagging wave group is not yet past the barrier phase that publishes it".to_string(),
+        }
+    }
+
+    fn path_note(&self, wit: &Wit) -> Option<String> {
+        let mut steps = Vec::new();
+        let mut cur = wit.clone();
+        while let Some(n) = cur {
+            steps.push(n.step);
+            cur = n.prev.clone();
+        }
+        if steps.is_empty() {
+            return None;
+        }
+        steps.reverse();
+        let loc = |s: StmtId| {
+            self.k.stmts[s]
+                .loc
+                .map(|l| l.to_string())
+                .unwrap_or_else(|| "?".to_string())
+        };
+        let mut parts: Vec<String> = steps
+            .iter()
+            .map(|st| match *st {
+                Step::Back(s) => format!("next iteration of the loop at {}", loc(s)),
+                Step::Then(s) => format!("the if at {} took then", loc(s)),
+                Step::Else(s) => format!("the if at {} took else", loc(s)),
+                Step::ZeroTrip(s) => format!("the loop at {} may run zero times", loc(s)),
+            })
+            .collect();
+        if parts.len() > 8 {
+            let n = parts.len() - 8;
+            parts.drain(..n);
+            parts.insert(0, "...".to_string());
+        }
+        Some(format!("path: {}", parts.join("; ")))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn race_now(
+        &mut self,
+        x: &Rec,
+        wit: &Wit,
+        y: u32,
+        kind: Kind,
+        gx: u8,
+        gy: u8,
+        ctx: &Ctx,
+        why: String,
+    ) {
+        let key = (x.eff, y, kind);
+        if self.races.contains_key(&key) {
+            return;
+        }
+        let shift = self.group_offset(ctx, gy) - self.group_offset(ctx, gx);
+        let mut notes = Vec::new();
+        let xi = &self.effs[x.eff as usize];
+        notes.push((
+            xi.loc,
+            format!("the {} ('{}') is here", self.access_word(x.eff), xi.op),
+        ));
+        if let Some(p) = self.path_note(wit) {
+            notes.push((None, p));
+        }
+        if x.asy && !x.done {
+            notes.push((None, "the access may be in the issuing wave itself: its own later access also needs the wait".to_string()));
+        } else {
+            notes.push((None, self.groups_note(gx, gy, shift)));
+        }
+        notes.push((None, format!("why: {why}")));
+        let d = self.race_diag(x.eff, y, kind, x.region.root, notes);
+        self.races.insert(key, d);
+    }
+
+    fn race_diag(
+        &self,
+        x: u32,
+        y: u32,
+        kind: Kind,
+        root: u32,
+        notes: Vec<(Option<Loc>, String)>,
+    ) -> Diagnostic {
+        let (xi, yi) = (&self.effs[x as usize], &self.effs[y as usize]);
+        let at = |l: Option<Loc>| l.map(|l| l.to_string()).unwrap_or_else(|| "?".into());
+        let mut d = Diagnostic::error(
+            yi.loc,
+            format!(
+                "race ({}) on {}: {} at {} and {} at {} are not ordered by a barrier",
+                kind.as_str(),
+                self.buffer_name(root),
+                self.access_word(x),
+                at(xi.loc),
+                self.access_word(y),
+                at(yi.loc)
+            ),
+        );
+        d.notes = notes;
+        d
+    }
+
+    fn defer(&mut self, x: &Rec, y: u32, kind: Kind, gy: u8, shift: i8, why: String) -> u32 {
+        let key = (x.eff, y, kind, x.group, gy);
+        if let Some(&id) = self.deferred_ids.get(&key) {
+            return id;
+        }
+        let id = self.deferred.len() as u32;
+        self.deferred.push(Deferred {
+            x: x.eff,
+            y,
+            kind,
+            gx: x.group,
+            gy,
+            shift,
+            root: x.region.root,
+            why,
+        });
+        self.deferred_ids.insert(key, id);
+        id
+    }
+
+    fn report_deferred(&mut self, id: u32, extra: &str) {
+        let Some(d) = self.deferred.get(id as usize).cloned() else {
+            return;
+        };
+        let key = (d.x, d.y, d.kind);
+        if self.races.contains_key(&key) {
+            return;
+        }
+        let xi = &self.effs[d.x as usize];
+        let notes = vec![
+            (
+                xi.loc,
+                format!("the {} ('{}') is here", self.access_word(d.x), xi.op),
+            ),
+            (None, self.groups_note(d.gx, d.gy, d.shift)),
+            (None, format!("why: {}; {extra}", d.why)),
+        ];
+        let diag = self.race_diag(d.x, d.y, d.kind, d.root, notes);
+        self.races.insert(key, diag);
+    }
+}
+
+fn named_bit(id: i32) -> u32 {
+    if (0..31).contains(&id) {
+        1 << id
+    } else {
+        1 << 31
+    }
+}
+
+fn sync_name(op: &SyncOp) -> &'static str {
+    match op {
+        SyncOp::Barrier { fence: true, .. } => "barrier",
+        SyncOp::Barrier { fence: false, .. } => "barrier exec",
+        SyncOp::Signal { .. } => "barrier.signal",
+        SyncOp::Wait { .. } => "barrier.wait",
+        SyncOp::CondBarrier { .. } => "cond_barrier",
+        _ => "sync",
+    }
 }
