@@ -4,6 +4,8 @@
 
 use syncopt_ir::{BlockId, Diagnostic, Kernel, Loc, StmtId, StmtKind};
 
+pub mod hazard;
+
 /// Options of `syncopt insert`, shared by every pass.
 #[derive(Clone, Debug)]
 pub struct InsertOptions {
@@ -113,4 +115,30 @@ pub fn inserted_cost(kernel: &Kernel) -> (usize, u64) {
         }
     }
     (stat, dynamic)
+}
+
+/// `block_weight` of every block at once, in linear time (indexed by block index; blocks not
+/// reachable from the body weigh 0).
+pub fn block_weights(kernel: &Kernel) -> Vec<u64> {
+    let mut w = vec![0u64; kernel.blocks.len()];
+    let mut stack = vec![(kernel.body, 1u64)];
+    while let Some((b, bw)) = stack.pop() {
+        w[syncopt_ir::EntityRef::index(b)] = bw;
+        for &s in &kernel.blocks[b].stmts {
+            match &kernel.stmts[s].kind {
+                StmtKind::For(f) => {
+                    let t = f.trips().exact().unwrap_or(UNKNOWN_TRIPS);
+                    stack.push((f.body, bw.saturating_mul(t)));
+                }
+                StmtKind::If(i) => {
+                    stack.push((i.then_block, bw));
+                    if let Some(e) = i.else_block {
+                        stack.push((e, bw));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    w
 }

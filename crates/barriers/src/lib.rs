@@ -1,11 +1,819 @@
-//! (being written)
+//! Workgroup barrier insertion (semantics.md sections 3, 4.1 and 5).
+//!
+//! The pass is a Membar-style forward dataflow over the region tree. The state is the set of
+//! workgroup accesses still pending since the last barrier on some path (interned descriptors,
+//! see `syncopt_analysis::hazard`). An access that conflicts with a pending one needs a barrier
+//! on every path between them; placing it at the latest point (right before the consumer) is
+//! the greedy-by-right-end choice, optimal for interval stabbing on straight-line code. Loops
+//! and ifs are where the latest point is not the best one: before each loop or uniform `if`
+//! that would conflict with what is pending, both alternatives (a barrier right before the
+//! statement, or none) are simulated, together with the rest of the block until their states
+//! agree again, and the one with fewer dynamic (then static) barriers wins. Loop-carried
+//! hazards come from a fixpoint around the back edge (every iteration distance: nothing leaves
+//! the pending set but a barrier); zero-trip loops let the entry state through; a divergent
+//! `if` never gets a barrier inside: a conflict in it with older accesses puts one before it.
+//!
+//! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
+//! solution as wait points; a final coverage run attributes every hazard to the first barrier
+//! after its producer, and each signal goes right after the last statement of the block that
+//! holds one of those producers (or a barrier of the same id).
 
-use syncopt_analysis::{InsertOptions, PassReport};
-use syncopt_ir::Kernel;
-use syncopt_targets::Target;
+use std::collections::{BTreeMap, BTreeSet};
+
+use syncopt_analysis::hazard::{Accesses, Mode};
+use syncopt_analysis::{block_weights, Covered, Explain, InsertOptions, PassReport};
+use syncopt_ir::{
+    BlockId, Diagnostic, EntityRef, ForData, IfData, Kernel, ProgramPoint, StmtId, StmtKind,
+    SyncOp, Uniformity, ValueId,
+};
+use syncopt_targets::{BarrierStyle, Target};
+
+/// Tag of a pending access in the coverage run: no barrier crossed yet.
+const NONE: u32 = u32::MAX;
+/// Tag: ordered by a sync op of the input.
+const INPUT: u32 = u32::MAX - 1;
+/// Top-level statements simulated past a decision before the cheaper alternative is chosen.
+const LOOKAHEAD: usize = 24;
+/// Depth of nested what-if simulations.
+const BUDGET: u32 = 2;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    desc: u32,
+    carried: bool,
+    tag: u32,
+}
+
+/// Pending accesses: key -> (newest stamp, newest access with that key).
+#[derive(Clone, Debug, Default)]
+struct State {
+    m: BTreeMap<Key, (u32, u32)>,
+}
+
+impl State {
+    fn is_empty(&self) -> bool {
+        self.m.is_empty()
+    }
+    fn insert(&mut self, k: Key, stamp: u32, access: u32) {
+        let e = self.m.entry(k).or_insert((stamp, access));
+        if stamp >= e.0 {
+            *e = (stamp, access);
+        }
+    }
+    fn join(&mut self, o: &State) {
+        for (k, &(s, a)) in &o.m {
+            self.insert(*k, s, a);
+        }
+    }
+    fn same_keys(&self, o: &State) -> bool {
+        self.m.len() == o.m.len() && self.m.keys().eq(o.m.keys())
+    }
+    /// Marks the accesses whose addresses depend on `iv` as coming from another iteration.
+    fn carry(&mut self, acc: &Accesses, iv: ValueId) {
+        if !self.m.keys().any(|k| {
+            !k.carried && acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok()
+        }) {
+            return;
+        }
+        let old = std::mem::take(&mut self.m);
+        for (mut k, (s, a)) in old {
+            if acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok() {
+                k.carried = true;
+            }
+            self.insert(k, s, a);
+        }
+    }
+}
+
+/// Static facts about the kernel the simulations share.
+struct Ctx<'k> {
+    k: &'k Kernel,
+    acc: Accesses,
+    /// First program-point id of each block.
+    base: Vec<usize>,
+    point_block: Vec<u32>,
+    weight: Vec<u64>,
+    /// Whether barriers may go in the block (not under a divergent `if`).
+    allowed: Vec<bool>,
+    /// Loops whose body holds `stage` markers: the warp-pipeline pass's, one op to us.
+    stage_loop: Vec<bool>,
+    /// Access ids inside each loop/if (one per descriptor).
+    summary: Vec<Vec<u32>>,
+}
+
+impl<'k> Ctx<'k> {
+    fn new(k: &'k Kernel) -> Self {
+        let acc = Accesses::collect(k);
+        let mut base = Vec::with_capacity(k.blocks.len());
+        let mut point_block = Vec::new();
+        for (b, d) in k.blocks.iter() {
+            base.push(point_block.len());
+            for _ in 0..=d.stmts.len() {
+                point_block.push(b.index() as u32);
+            }
+        }
+        let weight = block_weights(k);
+        let mut allowed = vec![false; k.blocks.len()];
+        let mut stage_loop = vec![false; k.stmts.len()];
+        let mut summary = vec![Vec::new(); k.stmts.len()];
+        let mut c = Ctx {
+            k,
+            acc,
+            base,
+            point_block,
+            weight,
+            allowed: Vec::new(),
+            stage_loop: Vec::new(),
+            summary: Vec::new(),
+        };
+        c.prepare(k.body, true, &mut allowed, &mut stage_loop, &mut summary);
+        c.allowed = allowed;
+        c.stage_loop = stage_loop;
+        c.summary = summary;
+        c
+    }
+
+    /// Fills `allowed`, `stage_loop` and `summary` for `b`; returns the block's accesses.
+    fn prepare(
+        &self,
+        b: BlockId,
+        ok: bool,
+        allowed: &mut [bool],
+        stage_loop: &mut [bool],
+        summary: &mut [Vec<u32>],
+    ) -> Vec<u32> {
+        allowed[b.index()] = ok;
+        let mut all: Vec<u32> = Vec::new();
+        for &s in &self.k.blocks[b].stmts {
+            let mut inner = Vec::new();
+            match &self.k.stmts[s].kind {
+                StmtKind::Op(_) => inner.extend(self.acc.by_stmt[s.index()].iter().copied()),
+                StmtKind::For(f) => {
+                    stage_loop[s.index()] = self.k.blocks[f.body]
+                        .stmts
+                        .iter()
+                        .any(|&x| matches!(self.k.stmts[x].kind, StmtKind::Stage(_)));
+                    inner = self.prepare(f.body, ok, allowed, stage_loop, summary);
+                    summary[s.index()] = inner.clone();
+                }
+                StmtKind::If(i) => {
+                    let ok2 = ok && i.uniformity == Uniformity::Uniform;
+                    inner = self.prepare(i.then_block, ok2, allowed, stage_loop, summary);
+                    if let Some(e) = i.else_block {
+                        inner.extend(self.prepare(e, ok2, allowed, stage_loop, summary));
+                    }
+                    self.dedup(&mut inner);
+                    summary[s.index()] = inner.clone();
+                }
+                _ => {}
+            }
+            all.extend(inner);
+        }
+        self.dedup(&mut all);
+        all
+    }
+
+    fn dedup(&self, v: &mut Vec<u32>) {
+        let mut seen = BTreeSet::new();
+        v.retain(|&a| seen.insert(self.acc.accesses[a as usize].desc));
+    }
+
+    fn point(&self, b: BlockId, i: usize) -> usize {
+        self.base[b.index()] + i
+    }
+
+    fn desc(&self, a: u32) -> u32 {
+        self.acc.accesses[a as usize].desc
+    }
+}
+
+/// A recorded hazard of the coverage run: (tag, producer access, consumer access).
+type Hit = (u32, u32, u32);
+
+struct Sim<'c, 'k> {
+    c: &'c Ctx<'k>,
+    /// Coverage mode: no placement, pending accesses are tagged with the barrier that ordered
+    /// them and every conflict is recorded.
+    check: bool,
+    placed: Vec<bool>,
+    log: Vec<usize>,
+    cost: (u64, u64),
+    stamp: u32,
+    marks: BTreeMap<i32, u32>,
+    budget: u32,
+    /// Oldest stamp of a pending access that conflicted where no barrier may go.
+    blocked: u32,
+    hits: BTreeSet<Hit>,
+}
+
+struct Save {
+    log: usize,
+    cost: (u64, u64),
+    marks: BTreeMap<i32, u32>,
+    blocked: u32,
+}
+
+impl<'c, 'k> Sim<'c, 'k> {
+    fn new(c: &'c Ctx<'k>, check: bool, placed: Vec<bool>) -> Self {
+        Sim {
+            c,
+            check,
+            placed,
+            log: Vec::new(),
+            cost: (0, 0),
+            stamp: 1,
+            marks: BTreeMap::new(),
+            budget: BUDGET,
+            blocked: u32::MAX,
+            hits: BTreeSet::new(),
+        }
+    }
+
+    fn save(&self) -> Save {
+        Save {
+            log: self.log.len(),
+            cost: self.cost,
+            marks: self.marks.clone(),
+            blocked: self.blocked,
+        }
+    }
+
+    fn restore(&mut self, s: Save) {
+        while self.log.len() > s.log {
+            let p = self.log.pop().unwrap_or_default();
+            self.placed[p] = false;
+        }
+        self.cost = s.cost;
+        self.marks = s.marks;
+        self.blocked = s.blocked;
+    }
+
+    fn place(&mut self, p: usize) {
+        if !self.placed[p] {
+            self.placed[p] = true;
+            self.log.push(p);
+            let w = self.c.weight[self.c.point_block[p] as usize];
+            self.cost.0 = self.cost.0.saturating_add(w);
+            self.cost.1 += 1;
+        }
+    }
+
+    /// A full barrier: pending accesses are ordered (tagged in coverage mode).
+    fn cross(&self, st: &mut State, tag: u32, only_before: Option<u32>) {
+        if !self.check {
+            match only_before {
+                None => st.m.clear(),
+                Some(mark) => st.m.retain(|_, v| v.0 >= mark),
+            }
+            return;
+        }
+        let old = std::mem::take(&mut st.m);
+        for (k, v) in old {
+            if only_before.is_some_and(|m| v.0 >= m) {
+                st.insert(k, v.0, v.1);
+            } else if k.tag == NONE {
+                st.insert(Key { tag, ..k }, v.0, v.1);
+            }
+        }
+    }
+
+    fn run_block(&mut self, b: BlockId, st: State) -> State {
+        let mut st = st;
+        let n = self.c.k.blocks[b].stmts.len();
+        let mut i = 0;
+        while i < n {
+            let (s2, next) = self.step(b, i, st);
+            st = s2;
+            i = next;
+        }
+        let p = self.c.point(b, n);
+        if self.placed[p] {
+            self.cross(&mut st, p as u32, None);
+        }
+        st
+    }
+
+    /// Processes the statement at index `i` of `b`; returns the state and the next index.
+    fn step(&mut self, b: BlockId, i: usize, mut st: State) -> (State, usize) {
+        let c = self.c;
+        let p = c.point(b, i);
+        if self.placed[p] {
+            self.cross(&mut st, p as u32, None);
+        }
+        let stmts = &c.k.blocks[b].stmts;
+        let s = stmts[i];
+        match &c.k.stmts[s].kind {
+            StmtKind::Op(_) => {
+                let ids = &c.acc.by_stmt[s.index()];
+                if !ids.is_empty() {
+                    st = self.accesses(b, i, ids, st);
+                }
+            }
+            StmtKind::Sync(op) => self.sync(op, &mut st),
+            StmtKind::For(_) if c.stage_loop[s.index()] => {
+                st = self.accesses(b, i, &c.summary[s.index()], st);
+            }
+            StmtKind::For(f) => st = self.decide(b, i, s, st, &|me, st| me.run_loop(f, st)),
+            StmtKind::If(d) => st = self.decide(b, i, s, st, &|me, st| me.run_if(d, st)),
+            StmtKind::Stage(_) => {
+                // A flat warp pipeline: the stages up to `stage.end` are one op to us.
+                let mut j = i;
+                let mut ids = Vec::new();
+                while j < stmts.len() {
+                    let x = stmts[j];
+                    match &c.k.stmts[x].kind {
+                        StmtKind::Op(_) => ids.extend(c.acc.by_stmt[x.index()].iter().copied()),
+                        StmtKind::For(_) | StmtKind::If(_) => {
+                            ids.extend(c.summary[x.index()].iter().copied())
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                    if matches!(c.k.stmts[x].kind, StmtKind::StageEnd) {
+                        break;
+                    }
+                }
+                st = self.accesses(b, i, &ids, st);
+                return (st, j);
+            }
+            _ => {}
+        }
+        (st, i + 1)
+    }
+
+    fn sync(&mut self, op: &SyncOp, st: &mut State) {
+        match op {
+            SyncOp::Barrier {
+                fence: true,
+                threads: None,
+                ..
+            } => self.cross(st, INPUT, None),
+            SyncOp::Signal { id } => {
+                self.marks.insert(*id, self.stamp);
+                self.stamp += 1;
+            }
+            SyncOp::Wait { id } => {
+                if let Some(&m) = self.marks.get(id) {
+                    self.cross(st, INPUT, Some(m));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An op (or a unit treated as one) with accesses `ids` at point (b, i).
+    fn accesses(&mut self, b: BlockId, i: usize, ids: &[u32], mut st: State) -> State {
+        let c = self.c;
+        if self.check {
+            for &a in ids {
+                let d = c.desc(a);
+                for (k, v) in &st.m {
+                    if c.acc.conflict(k.desc, k.carried, d) {
+                        self.hits.insert((k.tag, v.1, a));
+                    }
+                }
+            }
+        } else {
+            let mut oldest = None;
+            'outer: for (k, v) in &st.m {
+                for &a in ids {
+                    if c.acc.conflict(k.desc, k.carried, c.desc(a)) {
+                        oldest = Some(oldest.map_or(v.0, |o: u32| o.min(v.0)));
+                        if c.allowed[b.index()] {
+                            break 'outer;
+                        }
+                        break;
+                    }
+                }
+            }
+            if let Some(o) = oldest {
+                if c.allowed[b.index()] {
+                    self.place(c.point(b, i));
+                    st.m.clear();
+                } else {
+                    self.blocked = self.blocked.min(o);
+                }
+            }
+        }
+        let stamp = self.stamp;
+        self.stamp += 1;
+        for &a in ids {
+            st.insert(
+                Key {
+                    desc: c.desc(a),
+                    carried: false,
+                    tag: NONE,
+                },
+                stamp,
+                a,
+            );
+        }
+        st
+    }
+
+    fn summary_conflicts(&self, s: StmtId, st: &State) -> bool {
+        let sum = &self.c.summary[s.index()];
+        if sum.len().saturating_mul(st.m.len()) > 4096 {
+            return true;
+        }
+        st.m.keys().any(|k| {
+            sum.iter()
+                .any(|&a| self.c.acc.conflict(k.desc, k.carried, self.c.desc(a)))
+        })
+    }
+
+    /// Runs a loop or if at (b, i), choosing whether a barrier goes right before it.
+    fn decide(
+        &mut self,
+        b: BlockId,
+        i: usize,
+        s: StmtId,
+        st: State,
+        run: &dyn Fn(&mut Self, State) -> State,
+    ) -> State {
+        let c = self.c;
+        let p = c.point(b, i);
+        if self.check {
+            return run(self, st);
+        }
+        let here = c.allowed[b.index()];
+        let divergent = matches!(&c.k.stmts[s].kind,
+            StmtKind::If(d) if d.uniformity != Uniformity::Uniform);
+        let mut st = st;
+        if here && !divergent && self.budget > 0 && !st.is_empty() && self.summary_conflicts(s, &st)
+        {
+            self.budget -= 1;
+            let sv = self.save();
+            let mut sa = run(self, st.clone());
+            let mut ca = self.cost;
+            self.restore(sv);
+            let sv = self.save();
+            self.place(p);
+            let mut sb = run(self, State::default());
+            let mut cb = self.cost;
+            self.restore(sv);
+            let base = self.cost;
+            let n = c.k.blocks[b].stmts.len();
+            let mut j = i + 1;
+            let mut steps = 0;
+            while j < n && steps < LOOKAHEAD && !sa.same_keys(&sb) {
+                let sv = self.save();
+                let (na, ja) = self.step(b, j, sa);
+                ca.0 += self.cost.0 - base.0;
+                ca.1 += self.cost.1 - base.1;
+                self.restore(sv);
+                let sv = self.save();
+                let (nb, _) = self.step(b, j, sb);
+                cb.0 += self.cost.0 - base.0;
+                cb.1 += self.cost.1 - base.1;
+                self.restore(sv);
+                sa = na;
+                sb = nb;
+                j = ja;
+                steps += 1;
+            }
+            self.budget += 1;
+            if cb < ca {
+                self.place(p);
+                st.m.clear();
+            }
+        }
+        if here && divergent && !st.is_empty() && !self.placed[p] {
+            let entry = self.stamp;
+            let outer_blocked = self.blocked;
+            self.blocked = u32::MAX;
+            let sv = self.save();
+            let out = run(self, st.clone());
+            let need = self.blocked < entry;
+            if !need {
+                self.blocked = outer_blocked;
+                return out;
+            }
+            self.restore(sv);
+            self.blocked = outer_blocked;
+            self.place(p);
+            st.m.clear();
+            let out = run(self, st);
+            self.blocked = outer_blocked;
+            return out;
+        }
+        run(self, st)
+    }
+
+    fn run_loop(&mut self, f: &ForData, entry: State) -> State {
+        let acc = &self.c.acc;
+        let t = f.trips();
+        let repeat = t.max.is_none_or(|m| m >= 2);
+        let mut inp = entry.clone();
+        let mut rounds = 0;
+        let out = loop {
+            let out = self.run_block(f.body, inp.clone());
+            if !repeat {
+                break out;
+            }
+            let mut next = entry.clone();
+            let mut back = out.clone();
+            back.carry(acc, f.iv);
+            next.join(&back);
+            if rounds >= 3 || self.check {
+                // From here on the input only grows, so the fixpoint is reached.
+                next.join(&inp);
+            }
+            if next.same_keys(&inp) || rounds > 64 {
+                break out;
+            }
+            inp = next;
+            rounds += 1;
+        };
+        let mut exit = out;
+        exit.carry(acc, f.iv);
+        if t.min == 0 {
+            exit.join(&entry);
+        }
+        exit
+    }
+
+    fn run_if(&mut self, d: &IfData, entry: State) -> State {
+        let mut out = self.run_block(d.then_block, entry.clone());
+        match d.else_block {
+            Some(e) => {
+                let o2 = self.run_block(e, entry);
+                out.join(&o2);
+            }
+            None => out.join(&entry),
+        }
+        out
+    }
+}
+
+/// Where the barriers go, and what the final placement covers.
+struct Solution {
+    placed: Vec<bool>,
+    hits: BTreeSet<Hit>,
+}
+
+fn solve(c: &Ctx) -> Solution {
+    let n = c.point_block.len();
+    let mut sim = Sim::new(c, false, vec![false; n]);
+    sim.run_block(c.k.body, State::default());
+    let placed = sim.placed;
+    let hits = coverage(c, placed.clone());
+    Solution { placed, hits }
+}
+
+fn coverage(c: &Ctx, placed: Vec<bool>) -> BTreeSet<Hit> {
+    let mut sim = Sim::new(c, true, placed);
+    sim.run_block(c.k.body, State::default());
+    sim.hits
+}
+
+fn kind_of(p: Mode, q: Mode) -> &'static str {
+    match (p, q) {
+        (Mode::Read, _) => "WAR",
+        (_, Mode::Read) => "RAW",
+        (Mode::Write, Mode::Write) => "WAW",
+        (Mode::Atomic, _) | (_, Mode::Atomic) => "RAW",
+    }
+}
 
 /// Runs the pass on `kernel` for `target`.
 pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
-    let _ = (kernel, target, opts);
-    PassReport::default()
+    let mut report = PassReport::default();
+    let info = target.info();
+    if !target.is_gpu() || info.barrier == BarrierStyle::None {
+        return report;
+    }
+    let c = Ctx::new(kernel);
+    let sol = solve(&c);
+    let k = c.k;
+
+    // Points (with the block and index they denote) in program order of the ids.
+    let mut point_pp = vec![None; c.point_block.len()];
+    for (b, d) in k.blocks.iter() {
+        for i in 0..=d.stmts.len() {
+            point_pp[c.point(b, i)] = Some(ProgramPoint { block: b, index: i });
+        }
+    }
+
+    let mut covers: BTreeMap<u32, Vec<Covered>> = BTreeMap::new();
+    let mut producers: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut pairs = BTreeSet::new();
+    let mut uncovered = BTreeSet::new();
+    for &(tag, a, b) in &sol.hits {
+        pairs.insert((a, b));
+        let pa = &c.acc.accesses[a as usize];
+        let pb = &c.acc.accesses[b as usize];
+        if tag == NONE {
+            uncovered.insert((a, b));
+            continue;
+        }
+        if tag == INPUT {
+            continue;
+        }
+        let cov = Covered {
+            kind: kind_of(pa.mode, pb.mode).to_string(),
+            from: pa.loc,
+            to: pb.loc,
+        };
+        let list = covers.entry(tag).or_default();
+        if !list.contains(&cov) {
+            list.push(cov);
+        }
+        producers.entry(tag).or_default().push(a);
+    }
+    report.hazards = pairs.len();
+    for (a, b) in uncovered {
+        let pa = &c.acc.accesses[a as usize];
+        let pb = &c.acc.accesses[b as usize];
+        report.diagnostics.push(
+            Diagnostic::warning(
+                pb.loc,
+                format!(
+                    "{} hazard that no workgroup barrier can order (divergent control flow)",
+                    kind_of(pa.mode, pb.mode)
+                ),
+            )
+            .with_note(pa.loc, "the other access"),
+        );
+    }
+
+    let chosen: Vec<usize> = (0..sol.placed.len()).filter(|&p| sol.placed[p]).collect();
+    let split = info.barrier == BarrierStyle::Split || (target == Target::Sm90 && opts.named_barriers);
+    // (point, order at the point, op, tag)
+    let mut items: Vec<(ProgramPoint, u8, SyncOp, u32)> = Vec::new();
+    if !split {
+        for &p in &chosen {
+            if let Some(pp) = point_pp[p] {
+                items.push((
+                    pp,
+                    1,
+                    SyncOp::Barrier {
+                        id: 0,
+                        fence: true,
+                        threads: None,
+                    },
+                    p as u32,
+                ));
+            }
+        }
+    } else {
+        let ids: Vec<i32> = match (opts.named_barriers, info.named_barriers) {
+            (true, Some((lo, hi))) if target == Target::Sm90 => (lo as i32..=hi as i32).collect(),
+            (true, Some((lo, hi))) => std::iter::once(-1)
+                .chain(lo as i32..=hi as i32)
+                .collect(),
+            _ => vec![-1],
+        };
+        for (p, sig, id) in split_signals(&c, &sol.placed, &chosen, &producers, &ids) {
+            let (Some(wp), Some(sp)) = (point_pp[p], point_pp[sig]) else {
+                continue;
+            };
+            let own = sig == p;
+            items.push((sp, if own { 0 } else { 2 }, SyncOp::Signal { id }, p as u32));
+            items.push((wp, 1, SyncOp::Wait { id }, p as u32));
+        }
+    }
+    items.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    let tags: Vec<u32> = items.iter().map(|x| x.3).collect();
+    let created = kernel.insert_syncs(items.into_iter().map(|x| (x.0, x.2)).collect());
+    for (s, tag) in created.into_iter().zip(tags) {
+        report.explain.push(Explain {
+            stmt: s,
+            covers: covers.get(&tag).cloned().unwrap_or_default(),
+        });
+    }
+    report
+}
+
+/// For each chosen wait point: (wait point, signal point, barrier id).
+fn split_signals(
+    c: &Ctx,
+    placed: &[bool],
+    chosen: &[usize],
+    producers: &BTreeMap<u32, Vec<u32>>,
+    ids: &[i32],
+) -> Vec<(usize, usize, i32)> {
+    let k = c.k;
+    // Where each statement sits, to lift a producer to the statement of a block holding it.
+    let mut pos: Vec<Option<(BlockId, usize)>> = vec![None; k.stmts.len()];
+    for (b, d) in k.blocks.iter() {
+        for (i, &s) in d.stmts.iter().enumerate() {
+            pos[s.index()] = Some((b, i));
+        }
+    }
+    // Statements that hold a workgroup barrier (input or chosen) somewhere inside.
+    let mut has_sync = vec![false; k.stmts.len()];
+    fn mark(k: &Kernel, c: &Ctx, b: BlockId, placed: &[bool], has: &mut [bool]) -> bool {
+        let d = &k.blocks[b];
+        let mut any = (0..=d.stmts.len()).any(|i| placed[c.point(b, i)]);
+        for &s in &d.stmts {
+            let h = match &k.stmts[s].kind {
+                StmtKind::Sync(op) => op.is_workgroup_barrier(),
+                other => {
+                    let mut h = false;
+                    for cb in other.child_blocks() {
+                        h |= mark(k, c, cb, placed, has);
+                    }
+                    h
+                }
+            };
+            has[s.index()] = h;
+            any |= h;
+        }
+        any
+    }
+    mark(k, c, k.body, placed, &mut has_sync);
+
+    let mut out = Vec::new();
+    // Last wait of each id per block: (block, id) -> index.
+    let mut last_wait: BTreeMap<(u32, i32), usize> = BTreeMap::new();
+    for &p in chosen {
+        let b = BlockId::new(c.point_block[p] as usize);
+        let i = p - c.point(b, 0);
+        let stmts = &k.blocks[b].stmts;
+        let mut lo = 0usize;
+        for j in (0..i).rev() {
+            if has_sync[stmts[j].index()] {
+                lo = j + 1;
+                break;
+            }
+        }
+        for &a in producers.get(&(p as u32)).map(|v| v.as_slice()).unwrap_or(&[]) {
+            // Lift the producer's statement to a statement of `b`.
+            let mut s = c.acc.accesses[a as usize].stmt;
+            loop {
+                match pos[s.index()] {
+                    Some((bb, j)) if bb == b => {
+                        if j < i {
+                            lo = lo.max(j + 1);
+                        }
+                        break;
+                    }
+                    Some((bb, _)) => match k.blocks[bb].parent {
+                        Some(ps) => s = ps,
+                        None => break,
+                    },
+                    None => break,
+                }
+            }
+        }
+        // Earlier chosen points of this block with the same id bound the signal too.
+        let mut best: Option<(usize, i32)> = None;
+        for &id in ids {
+            let l = match last_wait.get(&(b.index() as u32, id)) {
+                Some(&w) => lo.max(w),
+                None => lo,
+            };
+            if best.is_none_or(|(bl, _)| l < bl) {
+                best = Some((l, id));
+            }
+        }
+        let (l, id) = best.unwrap_or((lo, -1));
+        last_wait.insert((b.index() as u32, id), i);
+        out.push((p, c.point(b, l), id));
+    }
+    out
+}
+
+/// Test support: the analysis behind the pass, exposed for brute-force optimality checks.
+#[doc(hidden)]
+pub mod testing {
+    use super::*;
+
+    /// Program points where the pass may place a barrier (not under a divergent `if`, not in
+    /// a warp-pipelined loop).
+    pub fn candidate_points(k: &Kernel) -> Vec<ProgramPoint> {
+        let c = Ctx::new(k);
+        let mut out = Vec::new();
+        fn walk(c: &Ctx, b: BlockId, out: &mut Vec<ProgramPoint>) {
+            let d = &c.k.blocks[b];
+            if c.allowed[b.index()] {
+                for i in 0..=d.stmts.len() {
+                    out.push(ProgramPoint { block: b, index: i });
+                }
+            }
+            for &s in &d.stmts {
+                if c.stage_loop[s.index()] {
+                    continue;
+                }
+                for cb in c.k.stmts[s].kind.child_blocks() {
+                    walk(c, cb, out);
+                }
+            }
+        }
+        walk(&c, k.body, &mut out);
+        out
+    }
+
+    /// Hazards (producer loc, consumer loc) that no sync op of `k` orders, by the pass's own
+    /// path-based model.
+    pub fn unordered(k: &Kernel) -> BTreeSet<(u32, u32)> {
+        let c = Ctx::new(k);
+        let n = c.point_block.len();
+        coverage(&c, vec![false; n])
+            .into_iter()
+            .filter(|h| h.0 == NONE)
+            .map(|h| (h.1, h.2))
+            .collect()
+    }
 }

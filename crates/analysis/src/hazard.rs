@@ -1,0 +1,478 @@
+//! Workgroup-memory access descriptors and the may-conflict test of semantics.md sections 2-3,
+//! for the inserters (the verifier has its own model).
+//!
+//! Every effect on a `workgroup` buffer becomes an [`Access`] whose [`Desc`] says which bytes
+//! of which alias class it may touch, whether it reads, writes or is atomic, and (with a word
+//! index) which thread owns each address. Identical descriptors are interned, so dataflow
+//! states can be sets of small integers.
+
+use std::collections::HashMap;
+
+use syncopt_ir::{
+    AccessKind, AffineExpr, BufferId, EntityRef, Kernel, Loc, Placement, Selector, Space, StmtId,
+    StmtKind, ValueId, ValueKind, Var, ViewKind,
+};
+
+/// How an access touches memory. Async writes are writes (they land at completion, but the
+/// barrier that publishes them is placed as for a store).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    Read,
+    Write,
+    Atomic,
+}
+
+impl Mode {
+    fn writes(self) -> bool {
+        !matches!(self, Mode::Read)
+    }
+}
+
+/// Slot `index mod count` of `count` equal slots starting at byte `lo` of the root.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SlotInfo {
+    pub lo: u64,
+    pub size: u64,
+    pub count: u32,
+    pub index: AffineExpr,
+}
+
+/// Bytes of one alias class an access may touch.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Region {
+    /// Alias class (index of its representative buffer).
+    pub root: u32,
+    /// `None`: anywhere in the class.
+    pub range: Option<(u64, u64)>,
+    /// When the range is one loop-selected slot of `range`.
+    pub slot: Option<SlotInfo>,
+}
+
+/// Per-thread ownership: thread `tid` touches the 4-byte word at `base + 4 * expr(tid)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Owner {
+    pub base: u64,
+    pub expr: AffineExpr,
+}
+
+/// An interned access descriptor.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Desc {
+    pub mode: Mode,
+    pub regions: Vec<Region>,
+    pub owner: Option<Owner>,
+    /// Values (induction variables) the slot index or word index depends on: once an access
+    /// crosses a back edge or exit of one of their loops it is "carried" and compared
+    /// conservatively.
+    pub ivs: Vec<ValueId>,
+}
+
+/// One static access: an effect of an op on workgroup memory.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub stmt: StmtId,
+    pub loc: Option<Loc>,
+    pub desc: u32,
+    pub mode: Mode,
+}
+
+/// Every workgroup access of a kernel.
+#[derive(Clone, Debug, Default)]
+pub struct Accesses {
+    pub descs: Vec<Desc>,
+    pub accesses: Vec<Access>,
+    /// Access ids of each statement (indexed by statement index; ops only).
+    pub by_stmt: Vec<Vec<u32>>,
+}
+
+impl Accesses {
+    /// Collects the workgroup accesses of every op reachable from the kernel body.
+    pub fn collect(k: &Kernel) -> Accesses {
+        let mut r = Resolver::new(k);
+        let mut out = Accesses {
+            by_stmt: vec![Vec::new(); k.stmts.len()],
+            ..Accesses::default()
+        };
+        let mut intern: HashMap<Desc, u32> = HashMap::new();
+        let mut ops = Vec::new();
+        k.walk(&mut |s, d| {
+            if let StmtKind::Op(op) = &d.kind {
+                ops.push((s, op.clone(), d.loc));
+            }
+        });
+        for (s, op, sloc) in ops {
+            for e in &op.effects {
+                let regions = r.regions(e.mem.value);
+                if regions.is_empty() {
+                    continue;
+                }
+                let mode = match e.kind {
+                    AccessKind::Read => Mode::Read,
+                    AccessKind::Write => Mode::Write,
+                    AccessKind::Atomic => Mode::Atomic,
+                };
+                let desc = make_desc(k, mode, regions, &e.mem.sel);
+                let n = intern.len() as u32;
+                let id = *intern.entry(desc.clone()).or_insert_with(|| {
+                    out.descs.push(desc);
+                    n
+                });
+                let aid = out.accesses.len() as u32;
+                out.accesses.push(Access {
+                    stmt: s,
+                    loc: e.loc.or(sloc),
+                    desc: id,
+                    mode,
+                });
+                out.by_stmt[s.index()].push(aid);
+            }
+        }
+        out
+    }
+
+    /// Whether an instance of `a` (crossed loop boundaries: `a_carried`) and a later instance
+    /// of `b` (same iteration of every loop `b` depends on unless `a_carried`) may conflict.
+    pub fn conflict(&self, a: u32, a_carried: bool, b: u32) -> bool {
+        desc_conflict(&self.descs[a as usize], a_carried, &self.descs[b as usize])
+    }
+}
+
+fn make_desc(k: &Kernel, mode: Mode, mut regions: Vec<Region>, sel: &Selector) -> Desc {
+    let mut owner = None;
+    match sel {
+        Selector::Whole => {}
+        Selector::Bytes { lo, hi } => {
+            for r in &mut regions {
+                narrow(r, *lo, *hi);
+            }
+        }
+        Selector::Index(e) => {
+            if let [Region {
+                range: Some((lo, _)),
+                slot: None,
+                ..
+            }] = regions.as_slice()
+            {
+                owner = Some(Owner {
+                    base: *lo,
+                    expr: e.clone(),
+                });
+            }
+        }
+    }
+    let mut ivs = Vec::new();
+    let mut note = |e: &AffineExpr| {
+        for (v, _) in &e.terms {
+            if let Var::Value(v) = v {
+                if matches!(k.values[*v].kind, ValueKind::Iv(_)) && !ivs.contains(v) {
+                    ivs.push(*v);
+                }
+            }
+        }
+    };
+    for r in &regions {
+        if let Some(s) = &r.slot {
+            note(&s.index);
+        }
+    }
+    if let Some(o) = &owner {
+        note(&o.expr);
+    }
+    ivs.sort();
+    Desc {
+        mode,
+        regions,
+        owner,
+        ivs,
+    }
+}
+
+fn narrow(r: &mut Region, lo: u64, hi: u64) {
+    match (r.range, r.slot.take()) {
+        (Some((a, _)), Some(s)) => {
+            // A sub-range of a slot: stays within the slotted range, exact slot kept only when
+            // the sub-range fits the slot.
+            if hi <= s.size {
+                r.slot = Some(SlotInfo {
+                    lo: s.lo,
+                    size: s.size,
+                    count: s.count,
+                    index: s.index,
+                });
+                r.range = Some((a, a + s.size * s.count as u64));
+                // Keep the slot-level test; the byte sub-range within a slot is dropped
+                // (conservative).
+                let _ = lo;
+            }
+        }
+        (Some((a, b)), None) => {
+            let nlo = (a + lo).min(b);
+            let nhi = (a + hi).min(b).max(nlo);
+            r.range = Some((nlo, nhi));
+        }
+        _ => {}
+    }
+}
+
+fn overlap(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> bool {
+    match (a, b) {
+        (Some((a0, a1)), Some((b0, b1))) => a0 < b1 && b0 < a1,
+        _ => true,
+    }
+}
+
+fn same_terms_except_tid(a: &AffineExpr, b: &AffineExpr) -> bool {
+    let fa = a.terms.iter().filter(|t| t.0 != Var::Tid);
+    let fb = b.terms.iter().filter(|t| t.0 != Var::Tid);
+    fa.eq(fb)
+}
+
+/// Whether per-thread ownership rules a conflict out: the two accesses touch the same word
+/// only from the same thread, or never overlap at all.
+fn owners_exclude(o1: &Owner, o2: &Owner) -> bool {
+    let a = o1.expr.coef(Var::Tid);
+    if a == 0 || a != o2.expr.coef(Var::Tid) || !same_terms_except_tid(&o1.expr, &o2.expr) {
+        return false;
+    }
+    let p1 = o1.base as i128 + 4 * o1.expr.constant as i128;
+    let p2 = o2.base as i128 + 4 * o2.expr.constant as i128;
+    let diff = p2 - p1; // address1(t1) == address2(t2) + ... : 4a(t1 - t2) = diff
+    let step = 4 * a as i128;
+    // Any k != 0 with |step * k - diff| < 4 lets two different threads share a byte.
+    let q = diff.div_euclid(step);
+    for k in [q - 1, q, q + 1, q + 2] {
+        if k != 0 && (step * k - diff).abs() < 4 {
+            return false;
+        }
+    }
+    true
+}
+
+fn desc_conflict(a: &Desc, a_carried: bool, b: &Desc) -> bool {
+    if !a.mode.writes() && !b.mode.writes() {
+        return false;
+    }
+    if a.mode == Mode::Atomic && b.mode == Mode::Atomic {
+        return false;
+    }
+    let exact = !a_carried;
+    for r1 in &a.regions {
+        for r2 in &b.regions {
+            if r1.root != r2.root || !overlap(r1.range, r2.range) {
+                continue;
+            }
+            if exact {
+                if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
+                    if s1.lo == s2.lo
+                        && s1.size == s2.size
+                        && s1.count == s2.count
+                        && s1.index.terms == s2.index.terms
+                        && (s1.index.constant - s2.index.constant).rem_euclid(s1.count as i64) != 0
+                    {
+                        continue;
+                    }
+                }
+                if let (Some(o1), Some(o2)) = (&a.owner, &b.owner) {
+                    if owners_exclude(o1, o2) {
+                        continue;
+                    }
+                }
+            } else if a.ivs.is_empty() {
+                if let (Some(o1), Some(o2)) = (&a.owner, &b.owner) {
+                    if b.ivs.is_empty() && owners_exclude(o1, o2) {
+                        continue;
+                    }
+                }
+            }
+            return true;
+        }
+    }
+    false
+}
+
+/// Resolves memory values to the regions of workgroup alias classes they may denote.
+struct Resolver<'k> {
+    k: &'k Kernel,
+    class: Vec<u32>,
+    memo: HashMap<ValueId, Vec<Region>>,
+    busy: Vec<ValueId>,
+}
+
+impl<'k> Resolver<'k> {
+    fn new(k: &'k Kernel) -> Self {
+        let n = k.buffers.len();
+        let mut parent: Vec<u32> = (0..n as u32).collect();
+        fn find(p: &mut [u32], x: u32) -> u32 {
+            let mut x = x;
+            while p[x as usize] != x {
+                p[x as usize] = p[p[x as usize] as usize];
+                x = p[x as usize];
+            }
+            x
+        }
+        for (b, d) in k.buffers.iter() {
+            let other = match d.placement {
+                Placement::Own => None,
+                Placement::Aliases(v) | Placement::At { base: v, .. } => buffer_of(k, v),
+            };
+            if let Some(o) = other {
+                let x = find(&mut parent, b.index() as u32);
+                let y = find(&mut parent, o.index() as u32);
+                if x != y {
+                    parent[x.max(y) as usize] = x.min(y);
+                }
+            }
+        }
+        let class = (0..n as u32).map(|i| find(&mut parent, i)).collect();
+        Resolver {
+            k,
+            class,
+            memo: HashMap::new(),
+            busy: Vec::new(),
+        }
+    }
+
+    fn buffer_regions(&self, b: BufferId, depth: u32) -> Vec<Region> {
+        let d = &self.k.buffers[b];
+        if d.space != Space::Workgroup || depth > 64 {
+            return Vec::new();
+        }
+        let root = self.class[b.index()];
+        match d.placement {
+            Placement::Own => vec![Region {
+                root,
+                range: Some((0, d.size)),
+                slot: None,
+            }],
+            Placement::Aliases(_) => vec![Region {
+                root,
+                range: None,
+                slot: None,
+            }],
+            Placement::At { base, offset } => {
+                let base_r = buffer_of(self.k, base)
+                    .map(|bb| self.buffer_regions(bb, depth + 1))
+                    .unwrap_or_default();
+                let start = match base_r.as_slice() {
+                    [Region {
+                        range: Some((lo, _)),
+                        ..
+                    }] => Some(lo + offset),
+                    _ => None,
+                };
+                vec![Region {
+                    root,
+                    range: start.map(|s| (s, s + d.size)),
+                    slot: None,
+                }]
+            }
+        }
+    }
+
+    fn regions(&mut self, v: ValueId) -> Vec<Region> {
+        if let Some(r) = self.memo.get(&v) {
+            return r.clone();
+        }
+        if self.busy.contains(&v) || self.busy.len() > 256 {
+            return Vec::new();
+        }
+        self.busy.push(v);
+        let k = self.k;
+        let out = match k.values[v].kind {
+            ValueKind::Buffer(b) => self.buffer_regions(b, 0),
+            ValueKind::View(view) => {
+                let vd = &k.views[view];
+                let mut base = self.regions(vd.base);
+                match &vd.kind {
+                    ViewKind::Range { lo, hi } => {
+                        for r in &mut base {
+                            narrow(r, *lo, *hi);
+                        }
+                    }
+                    ViewKind::Slot { count, index } => {
+                        for r in &mut base {
+                            if let (Some((a, b)), None) = (r.range, &r.slot) {
+                                let c = (*count).max(1);
+                                let size = (b - a) / c as u64;
+                                r.slot = Some(SlotInfo {
+                                    lo: a,
+                                    size,
+                                    count: c,
+                                    index: index.clone(),
+                                });
+                            } else {
+                                r.slot = None;
+                            }
+                        }
+                    }
+                }
+                base
+            }
+            ValueKind::IterArg { stmt, index } => {
+                let mut out = Vec::new();
+                if let StmtKind::For(f) = &k.stmts[stmt].kind {
+                    if let Some((_, init)) = f.iter_args.get(index) {
+                        out.extend(self.regions(*init));
+                    }
+                    if let Some(y) = k.blocks[f.body].yields.get(index) {
+                        out.extend(self.regions(*y));
+                    }
+                }
+                // A handle changes between iterations: slot refinements do not carry over.
+                for r in &mut out {
+                    r.slot = None;
+                }
+                out
+            }
+            ValueKind::Result { stmt, index } => {
+                let mut out = Vec::new();
+                match &k.stmts[stmt].kind {
+                    StmtKind::For(f) => {
+                        if let Some((_, init)) = f.iter_args.get(index) {
+                            out.extend(self.regions(*init));
+                        }
+                        if let Some(y) = k.blocks[f.body].yields.get(index) {
+                            out.extend(self.regions(*y));
+                        }
+                    }
+                    StmtKind::If(i) => {
+                        if let Some(y) = k.blocks[i.then_block].yields.get(index) {
+                            out.extend(self.regions(*y));
+                        }
+                        if let Some(e) = i.else_block {
+                            if let Some(y) = k.blocks[e].yields.get(index) {
+                                out.extend(self.regions(*y));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                for r in &mut out {
+                    r.slot = None;
+                }
+                out
+            }
+            ValueKind::Param { .. } | ValueKind::Iv(_) => Vec::new(),
+        };
+        let mut dedup: Vec<Region> = Vec::new();
+        for r in out {
+            if !dedup.contains(&r) {
+                dedup.push(r);
+            }
+        }
+        self.busy.pop();
+        // Results computed inside a cycle of handles may be partial: memoize only complete ones.
+        if self.busy.is_empty() {
+            self.memo.insert(v, dedup.clone());
+        }
+        dedup
+    }
+}
+
+fn buffer_of(k: &Kernel, v: ValueId) -> Option<BufferId> {
+    match k.values[v].kind {
+        ValueKind::Buffer(b) => Some(b),
+        ValueKind::View(view) => buffer_of(k, k.views[view].base),
+        _ => None,
+    }
+}
