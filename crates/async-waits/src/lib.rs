@@ -1,11 +1,279 @@
-//! (being written)
+//! Counter waits for async copies (semantics.md 4.1 and 5): before each barrier that publishes
+//! an async copy's LDS data to its consumers, `wait C(N)` with the largest N that still
+//! guarantees the copy completed on every path; on NVIDIA, `cp_async.commit` where a stage's
+//! copies have no group yet and `cp_async.wait N` counting groups.
+//!
+//! How: a forward dataflow (`dataflow`) tracks each copy in flight with the fewest ops issued
+//! on its counter since (min over paths: loops, ifs, multi-buffering), and the barrier that
+//! published it last. A consumer that conflicts with a copy puts a demand on that barrier (or
+//! on itself, when the issuing wave reaches it with no barrier in between). The waits those
+//! demands ask for are then re-analysed with the waits in place, until the placement is its own
+//! fixpoint: every wait covers exactly the copies still in flight at its barrier, so none is
+//! redundant and each N is as large as the copies it must cover allow.
 
-use syncopt_analysis::{InsertOptions, PassReport};
-use syncopt_ir::Kernel;
-use syncopt_targets::Target;
+mod dataflow;
+mod place;
+
+use std::collections::BTreeSet;
+
+use syncopt_analysis::{Covered, Explain, InsertOptions, PassReport};
+use syncopt_ir::{
+    BlockId, Counter, Diagnostic, Kernel, Loc, ProgramPoint, StmtId, StmtKind, SyncOp,
+};
+use syncopt_targets::{Family, Target};
+
+use dataflow::{Analysis, Config, Need, SiteWait};
+
+/// Rounds of "place waits, re-analyse" before settling for the first (always sound) placement.
+const MAX_ROUNDS: usize = 8;
 
 /// Runs the pass on `kernel` for `target`.
 pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
-    let _ = (kernel, target, opts);
-    PassReport::default()
+    let _ = opts;
+    let mut report = PassReport::default();
+    if !target.is_gpu() {
+        return report;
+    }
+    if target.family() == Family::Nvidia {
+        insert_commits(kernel, target);
+    }
+    let mem = place::Memory::new(kernel);
+    let mut an = Analysis::new(kernel, &mem, target);
+    report.diagnostics.extend(unknown_counters(kernel, target));
+
+    // Round 0 trusts only the input's waits; its demands give a sound placement (more waits
+    // only shrink what is in flight). Later rounds re-derive each wait with the others in
+    // place; a placement that re-derives to itself covers every demand it creates.
+    an.run(Config::new());
+    let mut config = derive(&an.needs, target);
+    let mut sound = config.clone();
+    let mut final_needs = an.needs.clone();
+    let mut unpublished = an.unpublished.clone();
+    for _ in 0..MAX_ROUNDS {
+        an.run(config.clone());
+        let next = derive(&an.needs, target);
+        if covers(&config, &an.needs, target) {
+            sound = config.clone();
+            final_needs = an.needs.clone();
+            unpublished = an.unpublished.clone();
+        }
+        if next == config {
+            break;
+        }
+        config = next;
+    }
+    drop(an);
+
+    // Rule 3: consumers that other waves reach with no barrier after the copy.
+    for (copy, consumer) in &unpublished {
+        let cl = kernel.stmts[*copy].loc;
+        let xl = kernel.stmts[*consumer].loc;
+        report.diagnostics.push(
+            Diagnostic::warning(
+                xl,
+                format!(
+                    "async copy '{}' at {} is used by other waves at {} with no barrier in \
+                     between; a wait alone cannot publish it: run shared-barriers first",
+                    op_name(kernel, *copy),
+                    loc_str(cl),
+                    loc_str(xl)
+                ),
+            )
+            .with_note(cl, "the async copy is issued here"),
+        );
+    }
+
+    let points = program_points(kernel);
+    let mut items: Vec<(ProgramPoint, SyncOp)> = Vec::new();
+    let mut why: Vec<Vec<Covered>> = Vec::new();
+    for (site, sw) in &sound {
+        let Some(&pp) = points.get(site) else {
+            continue;
+        };
+        let covers: Vec<Covered> = final_needs
+            .get(site)
+            .map(|n| {
+                n.covers
+                    .iter()
+                    .map(|(g, x)| Covered {
+                        kind: "async".into(),
+                        from: kernel.stmts[*g].loc,
+                        to: kernel.stmts[*x].loc,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if sw.commit {
+            items.push((pp, SyncOp::CpAsyncCommit));
+            why.push(covers.clone());
+        }
+        for (&counter, &n) in &sw.waits {
+            let op = if counter == Counter::CpAsync {
+                SyncOp::CpAsyncWait { n }
+            } else {
+                SyncOp::CounterWait { counter, n }
+            };
+            items.push((pp, op));
+            why.push(covers.clone());
+        }
+    }
+    let hazards: BTreeSet<(StmtId, StmtId)> = final_needs
+        .values()
+        .flat_map(|n| n.covers.iter().copied())
+        .collect();
+    report.hazards = hazards.len();
+    let created = kernel.insert_syncs(items);
+    for (stmt, covers) in created.into_iter().zip(why) {
+        report.explain.push(Explain { stmt, covers });
+    }
+    report
+}
+
+/// The waits a set of demands asks for: per site and counter, the smallest demand, capped at
+/// the counter's maximum (a smaller N is sound, a larger one never).
+fn derive(needs: &std::collections::BTreeMap<StmtId, Need>, target: Target) -> Config {
+    let mut cfg = Config::new();
+    for (&site, need) in needs {
+        let mut sw = SiteWait::default();
+        for (&counter, &m) in &need.min {
+            if m < 0 {
+                sw.commit = true;
+            }
+            let max = target.counter_max(counter).unwrap_or(0) as i32;
+            sw.waits.insert(counter, m.clamp(0, max) as u32);
+        }
+        cfg.insert(site, sw);
+    }
+    cfg
+}
+
+/// Whether `config` meets every demand analysed under it.
+fn covers(
+    config: &Config,
+    needs: &std::collections::BTreeMap<StmtId, Need>,
+    target: Target,
+) -> bool {
+    let want = derive(needs, target);
+    want.iter().all(|(site, w)| match config.get(site) {
+        None => false,
+        Some(have) => {
+            (have.commit || !w.commit)
+                && w.waits
+                    .iter()
+                    .all(|(c, n)| have.waits.get(c).is_some_and(|h| h <= n))
+        }
+    })
+}
+
+/// NVIDIA: closes each stage's copies with `cp_async.commit` where the input has none: before a
+/// barrier, before a loop, and at the end of a loop body, when copies were issued since the
+/// last commit on some path.
+fn insert_commits(kernel: &mut Kernel, target: Target) {
+    let mut items = Vec::new();
+    commits_in(kernel, target, kernel.body, false, &mut items);
+    kernel.insert_syncs(
+        items
+            .into_iter()
+            .map(|p| (p, SyncOp::CpAsyncCommit))
+            .collect(),
+    );
+}
+
+fn commits_in(
+    k: &Kernel,
+    target: Target,
+    b: BlockId,
+    mut open: bool,
+    out: &mut Vec<ProgramPoint>,
+) -> bool {
+    let stmts = &k.blocks[b].stmts;
+    for (i, &s) in stmts.iter().enumerate() {
+        let here = ProgramPoint { block: b, index: i };
+        match &k.stmts[s].kind {
+            StmtKind::Op(op) => {
+                if op
+                    .asynchronous
+                    .is_some_and(|a| target.async_counter(a, &op.name) == Some(Counter::CpAsync))
+                {
+                    open = true;
+                }
+            }
+            StmtKind::Sync(SyncOp::CpAsyncCommit) => open = false,
+            StmtKind::Sync(SyncOp::Barrier { .. }) | StmtKind::Sync(SyncOp::Signal { .. }) => {
+                if open {
+                    out.push(here);
+                    open = false;
+                }
+            }
+            StmtKind::For(f) => {
+                if open {
+                    out.push(here);
+                    open = false;
+                }
+                let body = f.body;
+                if commits_in(k, target, body, false, out) {
+                    out.push(ProgramPoint {
+                        block: body,
+                        index: k.blocks[body].stmts.len(),
+                    });
+                }
+            }
+            StmtKind::If(i) => {
+                let t = commits_in(k, target, i.then_block, open, out);
+                let e = match i.else_block {
+                    Some(e) => commits_in(k, target, e, open, out),
+                    None => open,
+                };
+                open = t || e;
+            }
+            _ => {}
+        }
+    }
+    open
+}
+
+/// Async ops whose counter the target lacks cannot be waited for.
+fn unknown_counters(k: &Kernel, target: Target) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    k.walk(&mut |_, d| {
+        if let StmtKind::Op(op) = &d.kind {
+            if let Some(spec) = op.asynchronous {
+                let c = target.async_counter(spec, &op.name);
+                let ok = c.is_some_and(|c| target.counter_max(c).is_some());
+                if !ok {
+                    out.push(Diagnostic::warning(
+                        d.loc,
+                        format!(
+                            "async op '{}' uses {} which {target} does not have; no wait can \
+                             cover it",
+                            op.name,
+                            c.map_or("no counter".to_string(), |c| c.to_string())
+                        ),
+                    ));
+                }
+            }
+        }
+    });
+    out
+}
+
+fn program_points(k: &Kernel) -> std::collections::HashMap<StmtId, ProgramPoint> {
+    let mut m = std::collections::HashMap::new();
+    for (b, data) in k.blocks.iter() {
+        for (i, &s) in data.stmts.iter().enumerate() {
+            m.insert(s, ProgramPoint { block: b, index: i });
+        }
+    }
+    m
+}
+
+fn op_name(k: &Kernel, s: StmtId) -> String {
+    match &k.stmts[s].kind {
+        StmtKind::Op(op) => op.name.clone(),
+        _ => "?".into(),
+    }
+}
+
+fn loc_str(l: Option<Loc>) -> String {
+    l.map_or("?".to_string(), |l| l.to_string())
 }

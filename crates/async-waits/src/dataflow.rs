@@ -1,0 +1,578 @@
+//! The forward dataflow: which async copies may still be in flight at each program point, with
+//! the fewest ops issued on their counter since (min over paths), and which barrier last
+//! published each of them.
+//!
+//! Polynomial: the state is keyed by (counter, place, access kind), not by path. Two copies on
+//! one counter to one place merge exactly, because counters complete in issue order: once the
+//! younger copy completed, so did the older one, so only the smaller count matters. Loops run
+//! to a fixpoint of the join (pointwise min of counts, union of keys); counts saturate at the
+//! counter's maximum + 1, so the lattice is finite.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use syncopt_ir::{AccessKind, BlockId, Counter, Kernel, StmtId, StmtKind, SyncOp};
+use syncopt_targets::Target;
+
+use crate::place::{kinds_conflict, Conflict, Memory, Place};
+
+/// A statement before which a wait can be inserted: a barrier (or split-barrier signal), or a
+/// consumer that the issuing wave reaches with no barrier in between.
+pub type Site = StmtId;
+
+/// Inserted waits at one site.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SiteWait {
+    /// NVIDIA: close the open cp.async group first.
+    pub commit: bool,
+    pub waits: BTreeMap<Counter, u32>,
+}
+
+pub type Config = BTreeMap<Site, SiteWait>;
+
+/// What the copies in flight demand at one site.
+#[derive(Clone, Debug, Default)]
+pub struct Need {
+    /// Per counter, the fewest ops issued after a copy that must be complete here
+    /// (-1: a cp.async copy not yet committed to a group).
+    pub min: BTreeMap<Counter, i32>,
+    /// (copy, consumer) pairs behind this need, for `--explain`.
+    pub covers: BTreeSet<(StmtId, StmtId)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Live {
+    /// Fewest ops on the counter issued after the copy, over the paths where it is in flight;
+    /// -1 for a cp.async copy whose group is still open.
+    count: i32,
+    /// Some path from the issue reaches here without passing a barrier.
+    free: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Entry {
+    live: Option<Live>,
+    /// Barriers that published the copy last on some path, with the count at each.
+    last: Vec<(Site, i32)>,
+    /// Set at a split-barrier signal, becomes `last` at the matching wait.
+    armed: Option<Vec<(Site, i32)>>,
+    /// The copy (the youngest one when several merged).
+    copy: StmtId,
+}
+
+impl Entry {
+    fn dead(&self) -> bool {
+        self.live.is_none()
+            && self.last.is_empty()
+            && self.armed.as_ref().is_none_or(|a| a.is_empty())
+    }
+    fn join(&mut self, o: &Entry) {
+        let self_c = self.live.as_ref().map(|l| l.count);
+        let o_c = o.live.as_ref().map(|l| l.count);
+        let pick_other = match (self_c, o_c) {
+            (Some(a), Some(b)) => (b, o.copy) < (a, self.copy),
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (None, None) => o.copy < self.copy,
+        };
+        if pick_other {
+            self.copy = o.copy;
+        }
+        self.live = match (self.live.take(), &o.live) {
+            (Some(a), Some(b)) => Some(Live {
+                count: a.count.min(b.count),
+                free: a.free || b.free,
+            }),
+            (a, b) => a.or_else(|| b.clone()),
+        };
+        merge_last(&mut self.last, &o.last);
+        match (&mut self.armed, &o.armed) {
+            (Some(a), Some(b)) => merge_last(a, b),
+            (None, Some(b)) => self.armed = Some(b.clone()),
+            _ => {}
+        }
+    }
+}
+
+fn merge_last(a: &mut Vec<(Site, i32)>, b: &[(Site, i32)]) {
+    for &(s, c) in b {
+        match a.binary_search_by_key(&s, |x| x.0) {
+            Ok(i) => a[i].1 = a[i].1.min(c),
+            Err(i) => a.insert(i, (s, c)),
+        }
+    }
+}
+
+type Key = (Counter, u32, AccessKind);
+type State = BTreeMap<Key, Entry>;
+
+fn join_state(a: &mut State, b: &State) {
+    for (k, e) in b {
+        match a.get_mut(k) {
+            Some(x) => x.join(e),
+            None => {
+                a.insert(*k, e.clone());
+            }
+        }
+    }
+}
+
+fn join_opt(a: &mut Option<State>, b: &State) {
+    match a {
+        Some(x) => join_state(x, b),
+        None => *a = Some(b.clone()),
+    }
+}
+
+/// Per-op facts that do not depend on the path.
+#[derive(Clone, Debug)]
+pub struct OpInfo {
+    /// Workgroup effects: kind and interned place.
+    pub effects: Vec<(AccessKind, u32)>,
+    /// The counter the op raises, when it is async and the target has that counter.
+    pub counter: Option<Counter>,
+}
+
+pub struct Analysis<'a> {
+    pub k: &'a Kernel,
+    pub mem: &'a Memory,
+    pub target: Target,
+    pub places: Vec<Place>,
+    place_ids: HashMap<Place, u32>,
+    conflicts: HashMap<(u32, u32), Conflict>,
+    back_cache: HashMap<(StmtId, u32), u32>,
+    exit_cache: HashMap<(StmtId, u32), u32>,
+    pub ops: HashMap<StmtId, OpInfo>,
+    pub config: Config,
+    pub needs: BTreeMap<Site, Need>,
+    /// (copy, consumer) pairs reached by another wave with no barrier in between.
+    pub unpublished: BTreeSet<(StmtId, StmtId)>,
+    /// Body evaluations so far, to bound the exact unrolling of loops with a minimum count.
+    evals: u64,
+}
+
+/// Loops are unrolled exactly (no join) for at most this many iterations when the input states
+/// a minimum trip count; counts saturate well before (counter maxima are 63 and 7).
+const MAX_EXACT: u64 = 66;
+/// Past this many body evaluations in one analysis, minimum trip counts are ignored (sound:
+/// joining more iterations only lowers counts), to keep deep nests of counted loops linear.
+const EVAL_BUDGET: u64 = 200_000;
+
+impl<'a> Analysis<'a> {
+    pub fn new(k: &'a Kernel, mem: &'a Memory, target: Target) -> Analysis<'a> {
+        let mut a = Analysis {
+            k,
+            mem,
+            target,
+            places: Vec::new(),
+            place_ids: HashMap::new(),
+            conflicts: HashMap::new(),
+            back_cache: HashMap::new(),
+            exit_cache: HashMap::new(),
+            ops: HashMap::new(),
+            config: Config::new(),
+            needs: BTreeMap::new(),
+            unpublished: BTreeSet::new(),
+            evals: 0,
+        };
+        let mut ops = HashMap::new();
+        k.walk(&mut |s, d| {
+            if let StmtKind::Op(op) = &d.kind {
+                ops.insert(s, op.clone());
+            }
+        });
+        let mut sorted: Vec<_> = ops.into_iter().collect();
+        sorted.sort_by_key(|(s, _)| *s);
+        for (s, op) in sorted {
+            let counter = op
+                .asynchronous
+                .and_then(|spec| target.async_counter(spec, &op.name))
+                .filter(|c| target.counter_max(*c).is_some());
+            let mut effects = Vec::new();
+            for e in &op.effects {
+                if !k.values[e.mem.value].kind.is_memory()
+                    || !crate::place::is_workgroup(k, e.mem.value)
+                {
+                    continue;
+                }
+                let p = mem.effect_place(k, e.mem.value, &e.mem.sel);
+                let id = a.intern(p);
+                effects.push((e.kind, id));
+            }
+            a.ops.insert(s, OpInfo { effects, counter });
+        }
+        a
+    }
+
+    fn intern(&mut self, p: Place) -> u32 {
+        if let Some(&i) = self.place_ids.get(&p) {
+            return i;
+        }
+        let i = self.places.len() as u32;
+        self.places.push(p.clone());
+        self.place_ids.insert(p, i);
+        i
+    }
+
+    fn conflict(&mut self, a: u32, b: u32) -> Conflict {
+        if let Some(&c) = self.conflicts.get(&(a, b)) {
+            return c;
+        }
+        let c = self
+            .mem
+            .overlap_k(self.k, &self.places[a as usize], &self.places[b as usize]);
+        self.conflicts.insert((a, b), c);
+        c
+    }
+
+    fn cap(&self, c: Counter) -> i32 {
+        self.target.counter_max(c).map_or(64, |m| m as i32 + 1)
+    }
+
+    /// Runs the analysis over the kernel under `config` (the inserted waits so far).
+    pub fn run(&mut self, config: Config) {
+        self.config = config;
+        self.needs.clear();
+        self.unpublished.clear();
+        self.evals = 0;
+        let body = self.k.body;
+        self.block(body, State::new());
+    }
+
+    fn block(&mut self, b: BlockId, mut st: State) -> State {
+        let stmts = self.k.blocks[b].stmts.clone();
+        for s in stmts {
+            st = self.stmt(s, st);
+        }
+        st
+    }
+
+    fn stmt(&mut self, s: StmtId, mut st: State) -> State {
+        let k = self.k;
+        match &k.stmts[s].kind {
+            StmtKind::Op(_) => {
+                self.consume(s, &mut st);
+                self.apply_site(s, &mut st, false);
+                self.issue(s, &mut st);
+                st
+            }
+            StmtKind::Sync(op) => {
+                match op {
+                    SyncOp::CounterWait { counter, n } => wait(&mut st, *counter, *n as i32),
+                    SyncOp::CpAsyncWait { n } => wait(&mut st, Counter::CpAsync, *n as i32),
+                    SyncOp::CpAsyncCommit => commit(&mut st, self.cap(Counter::CpAsync)),
+                    SyncOp::Barrier { .. } => {
+                        self.apply_site(s, &mut st, true);
+                        arrive_wait(&mut st);
+                    }
+                    SyncOp::Signal { .. } => self.apply_site(s, &mut st, true),
+                    SyncOp::Wait { .. } => arrive_wait(&mut st),
+                    _ => {}
+                }
+                st
+            }
+            StmtKind::If(i) => {
+                let (t, e) = (i.then_block, i.else_block);
+                let mut out = self.block(t, st.clone());
+                let other = match e {
+                    Some(e) => self.block(e, st),
+                    None => st,
+                };
+                join_state(&mut out, &other);
+                out
+            }
+            StmtKind::For(f) => {
+                let trips = f.trips();
+                let body = f.body;
+                self.for_loop(s, body, trips, st)
+            }
+            _ => st,
+        }
+    }
+
+    fn for_loop(&mut self, s: StmtId, body: BlockId, trips: syncopt_ir::Trips, s0: State) -> State {
+        if trips.max == Some(0) {
+            return s0;
+        }
+        let back = trips.max.is_none_or(|m| m >= 2);
+        let mut m = trips.min;
+        if self.evals > EVAL_BUDGET {
+            m = m.min(1);
+        }
+        let mut exits: Option<State> = if trips.min == 0 {
+            Some(s0.clone())
+        } else {
+            None
+        };
+        let mut cur = self.enter(s, &s0);
+        let mut k: u64 = 1;
+        loop {
+            self.evals += 1;
+            let raw = self.block(body, cur.clone());
+            if k >= m {
+                let ex = self.exit(s, &raw);
+                join_opt(&mut exits, &ex);
+            }
+            if !back || trips.max.is_some_and(|x| k >= x) {
+                break;
+            }
+            let next = self.back_edge(s, &raw);
+            if k >= m {
+                let mut j = cur.clone();
+                join_state(&mut j, &next);
+                if j == cur {
+                    break;
+                }
+                cur = j;
+            } else if next == cur || k >= MAX_EXACT {
+                // Every later iteration repeats this one (or the budget ran out: from here on
+                // join instead, which only lowers counts).
+                let ex = self.exit(s, &raw);
+                join_opt(&mut exits, &ex);
+                m = k;
+                let mut j = cur.clone();
+                join_state(&mut j, &next);
+                if j == cur {
+                    break;
+                }
+                cur = j;
+            } else {
+                cur = next;
+            }
+            k += 1;
+        }
+        exits.unwrap_or_default()
+    }
+
+    fn rekey(&mut self, st: &State, lp: StmtId, exit: bool) -> State {
+        let mut out = State::new();
+        for (&(c, p, kind), e) in st {
+            let cache = if exit {
+                &self.exit_cache
+            } else {
+                &self.back_cache
+            };
+            let np = match cache.get(&(lp, p)) {
+                Some(&np) => np,
+                None => {
+                    let place = &self.places[p as usize];
+                    let q = if exit {
+                        self.mem.out_of_loop(self.k, lp, place)
+                    } else {
+                        self.mem.across_back_edge(self.k, lp, place)
+                    };
+                    let np = self.intern(q);
+                    if exit {
+                        self.exit_cache.insert((lp, p), np);
+                    } else {
+                        self.back_cache.insert((lp, p), np);
+                    }
+                    np
+                }
+            };
+            match out.get_mut(&(c, np, kind)) {
+                Some(x) => x.join(e),
+                None => {
+                    out.insert((c, np, kind), e.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Copies in flight into exactly the buffer a handle starts with are re-expressed through
+    /// that handle, so the first iteration sees which handle they are.
+    fn enter(&mut self, lp: StmtId, st: &State) -> State {
+        let StmtKind::For(f) = &self.k.stmts[lp].kind else {
+            return st.clone();
+        };
+        let mut map: HashMap<u32, u32> = HashMap::new();
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        for &(arg, init) in &f.iter_args {
+            let p = self.mem.value_place(self.k, init);
+            let pid = self.intern(p);
+            let h = self.mem.value_place(self.k, arg);
+            let hid = self.intern(h);
+            *seen.entry(pid).or_default() += 1;
+            map.insert(pid, hid);
+        }
+        if map.is_empty() {
+            return st.clone();
+        }
+        let mut out = State::new();
+        for (&(c, p, kind), e) in st {
+            let np = match map.get(&p) {
+                Some(&h) if seen[&p] == 1 => h,
+                _ => p,
+            };
+            match out.get_mut(&(c, np, kind)) {
+                Some(x) => x.join(e),
+                None => {
+                    out.insert((c, np, kind), e.clone());
+                }
+            }
+        }
+        out
+    }
+
+    fn back_edge(&mut self, lp: StmtId, st: &State) -> State {
+        self.rekey(st, lp, false)
+    }
+
+    fn exit(&mut self, lp: StmtId, st: &State) -> State {
+        self.rekey(st, lp, true)
+    }
+
+    /// Records what op `s` needs from the copies in flight.
+    fn consume(&mut self, s: StmtId, st: &mut State) {
+        let Some(info) = self.ops.get(&s).cloned() else {
+            return;
+        };
+        if info.effects.is_empty() {
+            return;
+        }
+        let keys: Vec<Key> = st.keys().copied().collect();
+        for key @ (counter, p, kind) in keys {
+            let mut worst = Conflict::None;
+            for &(xk, xp) in &info.effects {
+                if !kinds_conflict(kind, xk) {
+                    continue;
+                }
+                match self.conflict(p, xp) {
+                    Conflict::CrossThread => worst = Conflict::CrossThread,
+                    Conflict::SameThread => {
+                        // Same counter, same thread: completions keep issue order.
+                        if info.counter != Some(counter) && worst == Conflict::None {
+                            worst = Conflict::SameThread;
+                        }
+                    }
+                    Conflict::None => {}
+                }
+            }
+            if worst == Conflict::None {
+                continue;
+            }
+            let e = &st[&key];
+            let copy = e.copy;
+            if worst == Conflict::CrossThread {
+                for &(site, c) in &e.last.clone() {
+                    self.need(site, counter, c, copy, s);
+                }
+            }
+            if let Some(l) = e.live.clone() {
+                if worst == Conflict::SameThread || l.free {
+                    self.need(s, counter, l.count, copy, s);
+                }
+                if worst == Conflict::CrossThread && l.free {
+                    self.unpublished.insert((copy, s));
+                }
+            }
+        }
+    }
+
+    fn need(&mut self, site: Site, counter: Counter, c: i32, copy: StmtId, consumer: StmtId) {
+        let n = self.needs.entry(site).or_default();
+        let m = n.min.entry(counter).or_insert(c);
+        *m = (*m).min(c);
+        if n.covers.len() < 64 {
+            n.covers.insert((copy, consumer));
+        }
+    }
+
+    /// Applies the inserted waits of `site`; at a barrier also arms the copies in flight.
+    fn apply_site(&mut self, site: Site, st: &mut State, barrier: bool) {
+        let cfg = self.config.get(&site).cloned();
+        if let Some(c) = &cfg {
+            if c.commit {
+                commit(st, self.cap(Counter::CpAsync));
+            }
+        }
+        if barrier {
+            for e in st.values_mut() {
+                e.armed = Some(match &e.live {
+                    Some(l) => vec![(site, l.count)],
+                    None => Vec::new(),
+                });
+            }
+        }
+        if let Some(c) = cfg {
+            for (counter, n) in c.waits {
+                wait(st, counter, n as i32);
+            }
+        }
+    }
+
+    fn issue(&mut self, s: StmtId, st: &mut State) {
+        let Some(info) = self.ops.get(&s) else {
+            return;
+        };
+        let Some(counter) = info.counter else {
+            return;
+        };
+        if counter != Counter::CpAsync {
+            let cap = self.cap(counter);
+            for (key, e) in st.iter_mut() {
+                if key.0 == counter {
+                    if let Some(l) = &mut e.live {
+                        if l.count >= 0 {
+                            l.count = (l.count + 1).min(cap);
+                        }
+                    }
+                }
+            }
+        }
+        let fresh = if counter == Counter::CpAsync { -1 } else { 0 };
+        for &(kind, p) in &info.effects {
+            let e = Entry {
+                live: Some(Live {
+                    count: fresh,
+                    free: true,
+                }),
+                last: Vec::new(),
+                armed: None,
+                copy: s,
+            };
+            match st.get_mut(&(counter, p, kind)) {
+                Some(x) => x.join(&e),
+                None => {
+                    st.insert((counter, p, kind), e);
+                }
+            }
+        }
+    }
+}
+
+fn wait(st: &mut State, counter: Counter, n: i32) {
+    for (key, e) in st.iter_mut() {
+        if key.0 == counter
+            && e.live
+                .as_ref()
+                .is_some_and(|l| l.count >= n && l.count >= 0)
+        {
+            e.live = None;
+        }
+    }
+    st.retain(|_, e| !e.dead());
+}
+
+fn commit(st: &mut State, cap: i32) {
+    for (key, e) in st.iter_mut() {
+        if key.0 == Counter::CpAsync {
+            if let Some(l) = &mut e.live {
+                l.count = (l.count + 1).min(cap);
+            }
+        }
+    }
+}
+
+/// The wait half of a barrier: what the matching signal armed is now published.
+fn arrive_wait(st: &mut State) {
+    for e in st.values_mut() {
+        if let Some(a) = e.armed.take() {
+            e.last = a;
+        }
+        if let Some(l) = &mut e.live {
+            l.free = false;
+        }
+    }
+    st.retain(|_, e| !e.dead());
+}

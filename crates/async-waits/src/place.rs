@@ -1,0 +1,555 @@
+//! Where an access lands, resolved in the frame of the iteration that runs it, and whether two
+//! such places may conflict (across threads, or only within the owning thread).
+//!
+//! A pending async copy keeps the place it wrote in the frame of its own iteration; when the
+//! analysis carries it across a loop's back edge the place is rewritten into the next
+//! iteration's frame (rotating handles follow the yield permutation, induction variables shift
+//! by the step). That is what lets `T nxt; ...; R cur` see that the copy in flight is not the
+//! buffer being read, which a frame-less "cur may be A or B" analysis cannot.
+
+use std::collections::BTreeSet;
+
+use syncopt_ir::{
+    AccessKind, AffineExpr, BufferId, Kernel, Placement, Selector, Space, StmtKind, ValueId,
+    ValueKind, Var, ViewKind,
+};
+
+/// What the bytes are relative to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Base {
+    /// A root buffer (exact placements folded into offsets).
+    Root(BufferId),
+    /// A loop-carried handle (an `iter` binding) in the current iteration's frame.
+    Handle(ValueId),
+    /// Somewhere in one of these root buffers.
+    Unknown(Vec<BufferId>),
+}
+
+/// A part of a base.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Region {
+    /// Bytes `[lo, hi)`; `hi == u64::MAX` when the size is unknown.
+    Range(u64, u64),
+    /// Slot `index mod count` of `count` equal slots of `[lo, hi)`.
+    Slot {
+        lo: u64,
+        hi: u64,
+        count: u32,
+        index: AffineExpr,
+    },
+    /// One 4-byte word per thread at byte `lo + 4 * index`, owned by the computing thread.
+    Word { lo: u64, index: AffineExpr },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Place {
+    pub base: Base,
+    pub region: Region,
+}
+
+/// How two accesses may interfere.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Conflict {
+    None,
+    /// Only the thread that owns the address touches it through both accesses.
+    SameThread,
+    /// Two different threads may touch the same byte.
+    CrossThread,
+}
+
+/// Facts about the kernel's memory values the resolver needs, computed once.
+pub struct Memory {
+    /// Root buffer and byte offset of each buffer (following `at` placements).
+    root: Vec<(BufferId, u64)>,
+    /// Pairs of root buffers declared overlapping (`aliases`), both orders.
+    aliases: BTreeSet<(BufferId, BufferId)>,
+    /// Possible root buffers of every value (handles and results: over all iterations).
+    roots: Vec<BTreeSet<BufferId>>,
+    /// Loops whose handles are pairwise disjoint in every iteration: the inits are disjoint
+    /// and the yield only permutes the handles.
+    disjoint_handles: BTreeSet<syncopt_ir::StmtId>,
+}
+
+impl Memory {
+    pub fn new(k: &Kernel) -> Memory {
+        let mut root = Vec::with_capacity(k.buffers.len());
+        for (b, _) in k.buffers.iter() {
+            let mut cur = b;
+            let mut off = 0u64;
+            for _ in 0..64 {
+                match k.buffers[cur].placement {
+                    Placement::At { base, offset } => match k.values[base].kind {
+                        ValueKind::Buffer(nb) if nb != cur => {
+                            cur = nb;
+                            off = off.saturating_add(offset);
+                        }
+                        _ => break,
+                    },
+                    _ => break,
+                }
+            }
+            root.push((cur, off));
+        }
+        let mut aliases = BTreeSet::new();
+        for (b, data) in k.buffers.iter() {
+            if let Placement::Aliases(v) = data.placement {
+                if let ValueKind::Buffer(o) = k.values[v].kind {
+                    let (r1, r2) = (root[idx(b)].0, root[idx(o)].0);
+                    aliases.insert((r1, r2));
+                    aliases.insert((r2, r1));
+                }
+            }
+        }
+        let mut m = Memory {
+            root,
+            aliases,
+            roots: vec![BTreeSet::new(); k.values.len()],
+            disjoint_handles: BTreeSet::new(),
+        };
+        m.compute_roots(k);
+        m.compute_disjoint(k);
+        m
+    }
+
+    fn compute_roots(&mut self, k: &Kernel) {
+        // A small fixpoint: handles take the roots of their inits and of what is yielded.
+        for _ in 0..(k.values.len() + 2).min(64) {
+            let mut changed = false;
+            for (v, data) in k.values.iter() {
+                let mut set: BTreeSet<BufferId> = BTreeSet::new();
+                match data.kind {
+                    ValueKind::Buffer(b) => {
+                        set.insert(self.root[idx(b)].0);
+                    }
+                    ValueKind::View(view) => {
+                        set.extend(self.roots[idx(k.views[view].base)].iter().copied())
+                    }
+                    ValueKind::IterArg { stmt, index } => {
+                        if let StmtKind::For(f) = &k.stmts[stmt].kind {
+                            if let Some(&(_, init)) = f.iter_args.get(index) {
+                                set.extend(self.roots[idx(init)].iter().copied());
+                            }
+                            if let Some(&y) = k.blocks[f.body].yields.get(index) {
+                                set.extend(self.roots[idx(y)].iter().copied());
+                            }
+                        }
+                    }
+                    ValueKind::Result { stmt, index } => match &k.stmts[stmt].kind {
+                        StmtKind::For(f) => {
+                            if let Some(&(arg, _)) = f.iter_args.get(index) {
+                                set.extend(self.roots[idx(arg)].iter().copied());
+                            }
+                        }
+                        StmtKind::If(i) => {
+                            let mut blocks = vec![i.then_block];
+                            blocks.extend(i.else_block);
+                            for b in blocks {
+                                if let Some(&y) = k.blocks[b].yields.get(index) {
+                                    set.extend(self.roots[idx(y)].iter().copied());
+                                }
+                            }
+                        }
+                        _ => {}
+                    },
+                    _ => {}
+                }
+                if set.len() > self.roots[idx(v)].len() {
+                    self.roots[idx(v)] = set;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Anything still without a root (malformed input) may be any workgroup buffer.
+        let all: BTreeSet<BufferId> = k.buffers.iter().map(|(b, _)| self.root[idx(b)].0).collect();
+        for (v, data) in k.values.iter() {
+            if data.kind.is_memory() && self.roots[idx(v)].is_empty() {
+                self.roots[idx(v)] = all.clone();
+            }
+        }
+    }
+
+    fn compute_disjoint(&mut self, k: &Kernel) {
+        for (s, data) in k.stmts.iter() {
+            let StmtKind::For(f) = &data.kind else {
+                continue;
+            };
+            if f.iter_args.len() < 2 {
+                continue;
+            }
+            let yields = &k.blocks[f.body].yields;
+            let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.0).collect();
+            if yields.len() != args.len() {
+                continue;
+            }
+            let mut seen = BTreeSet::new();
+            let perm = yields.iter().all(|y| args.contains(y) && seen.insert(*y));
+            if !perm {
+                continue;
+            }
+            let inits: Vec<Place> = f
+                .iter_args
+                .iter()
+                .map(|&(_, init)| self.value_place(k, init))
+                .collect();
+            let mut ok = true;
+            for i in 0..inits.len() {
+                for j in i + 1..inits.len() {
+                    if self.overlap(&inits[i], &inits[j]) != Conflict::None {
+                        ok = false;
+                    }
+                }
+            }
+            if ok {
+                self.disjoint_handles.insert(s);
+            }
+        }
+    }
+
+    fn unknown(&self, v: ValueId) -> Place {
+        Place {
+            base: Base::Unknown(self.roots[idx(v)].iter().copied().collect()),
+            region: Region::Range(0, u64::MAX),
+        }
+    }
+
+    /// The place a whole memory value names, in the current frame.
+    pub fn value_place(&self, k: &Kernel, v: ValueId) -> Place {
+        self.value_place_depth(k, v, 0)
+    }
+
+    fn value_place_depth(&self, k: &Kernel, v: ValueId, depth: u32) -> Place {
+        if depth > 32 {
+            return self.unknown(v);
+        }
+        match k.values[v].kind {
+            ValueKind::Buffer(b) => {
+                let (r, off) = self.root[idx(b)];
+                Place {
+                    base: Base::Root(r),
+                    region: Region::Range(off, off.saturating_add(k.buffers[b].size)),
+                }
+            }
+            ValueKind::IterArg { .. } => Place {
+                base: Base::Handle(v),
+                region: Region::Range(0, u64::MAX),
+            },
+            ValueKind::View(view) => {
+                let data = &k.views[view];
+                let inner = self.value_place_depth(k, data.base, depth + 1);
+                let Region::Range(a, b) = inner.region else {
+                    return self.unknown(v);
+                };
+                if matches!(inner.base, Base::Unknown(_)) {
+                    return inner;
+                }
+                let region = match &data.kind {
+                    ViewKind::Range { lo, hi } => Region::Range(
+                        a.saturating_add(*lo),
+                        a.saturating_add(*hi).min(b.max(a.saturating_add(*lo))),
+                    ),
+                    ViewKind::Slot { count, index } => {
+                        if b == u64::MAX || *count == 0 {
+                            // Slots of a handle of unknown size: keep the whole handle.
+                            Region::Range(a, b)
+                        } else {
+                            Region::Slot {
+                                lo: a,
+                                hi: b,
+                                count: *count,
+                                index: index.clone(),
+                            }
+                        }
+                    }
+                };
+                Place {
+                    base: inner.base,
+                    region,
+                }
+            }
+            _ => self.unknown(v),
+        }
+    }
+
+    /// The place an effect touches.
+    pub fn effect_place(&self, k: &Kernel, v: ValueId, sel: &Selector) -> Place {
+        let p = self.value_place(k, v);
+        if matches!(p.base, Base::Unknown(_)) {
+            return p;
+        }
+        let region = match (sel, &p.region) {
+            (Selector::Whole, r) => r.clone(),
+            (Selector::Bytes { lo, hi }, Region::Range(a, b)) => {
+                let l = a.saturating_add(*lo);
+                Region::Range(l, a.saturating_add(*hi).min(*b).max(l))
+            }
+            (Selector::Bytes { lo, hi }, r @ Region::Slot { .. }) => match slot_range(r) {
+                Some((a, b)) => {
+                    let l = a.saturating_add(*lo);
+                    Region::Range(l, a.saturating_add(*hi).min(b).max(l))
+                }
+                None => r.clone(),
+            },
+            (Selector::Index(e), Region::Range(a, _)) => Region::Word {
+                lo: *a,
+                index: e.clone(),
+            },
+            (_, r) => r.clone(),
+        };
+        Place {
+            base: p.base,
+            region,
+        }
+    }
+
+    fn root_set(&self, b: &Base) -> Option<BTreeSet<BufferId>> {
+        match b {
+            Base::Root(r) => Some([*r].into_iter().collect()),
+            Base::Handle(h) => Some(self.roots[idx(*h)].clone()),
+            Base::Unknown(v) => Some(v.iter().copied().collect()),
+        }
+    }
+
+    fn roots_meet(&self, a: &BTreeSet<BufferId>, b: &BTreeSet<BufferId>) -> bool {
+        a.iter()
+            .any(|x| b.contains(x) || b.iter().any(|y| self.aliases.contains(&(*x, *y))))
+    }
+
+    /// Whether two places may share a byte, and if so whether only within one thread.
+    pub fn overlap(&self, p: &Place, q: &Place) -> Conflict {
+        let same_base = match (&p.base, &q.base) {
+            (Base::Root(a), Base::Root(b)) => {
+                if a != b {
+                    return if self.aliases.contains(&(*a, *b)) {
+                        Conflict::CrossThread
+                    } else {
+                        Conflict::None
+                    };
+                }
+                true
+            }
+            (Base::Handle(a), Base::Handle(b)) if a == b => true,
+            _ => false,
+        };
+        if !same_base {
+            let (Some(ra), Some(rb)) = (self.root_set(&p.base), self.root_set(&q.base)) else {
+                return Conflict::CrossThread;
+            };
+            return if self.roots_meet(&ra, &rb) {
+                Conflict::CrossThread
+            } else {
+                Conflict::None
+            };
+        }
+        region_overlap(&p.region, &q.region)
+    }
+
+    /// Like `overlap`, with the kernel at hand to see which loop binds each handle.
+    pub fn overlap_k(&self, k: &Kernel, p: &Place, q: &Place) -> Conflict {
+        if let (Base::Handle(a), Base::Handle(b)) = (&p.base, &q.base) {
+            if a != b {
+                if let (ValueKind::IterArg { stmt: s1, .. }, ValueKind::IterArg { stmt: s2, .. }) =
+                    (k.values[*a].kind, k.values[*b].kind)
+                {
+                    if s1 == s2 && self.disjoint_handles.contains(&s1) {
+                        return Conflict::None;
+                    }
+                }
+            }
+        }
+        self.overlap(p, q)
+    }
+
+    /// Rewrites a place from iteration i's frame into iteration i+1's frame of loop `lp`.
+    pub fn across_back_edge(&self, k: &Kernel, lp: syncopt_ir::StmtId, p: &Place) -> Place {
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            return p.clone();
+        };
+        let base = match &p.base {
+            Base::Handle(h) if is_arg_of(k, *h, lp) => {
+                let yields = &k.blocks[f.body].yields;
+                let targets: Vec<usize> = yields
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, y)| **y == *h)
+                    .map(|(i, _)| i)
+                    .collect();
+                match targets.as_slice() {
+                    [i] if *i < f.iter_args.len() => Base::Handle(f.iter_args[*i].0),
+                    _ => return self.degrade(p),
+                }
+            }
+            b => b.clone(),
+        };
+        let iv = Var::Value(f.iv);
+        let region = match &p.region {
+            Region::Slot {
+                lo,
+                hi,
+                count,
+                index,
+            } => Region::Slot {
+                lo: *lo,
+                hi: *hi,
+                count: *count,
+                index: shift(index, iv, f.step),
+            },
+            Region::Word { lo, index } => Region::Word {
+                lo: *lo,
+                index: shift(index, iv, f.step),
+            },
+            r => r.clone(),
+        };
+        Place { base, region }
+    }
+
+    /// Rewrites a place for the code after loop `lp`: its handles and induction variable are
+    /// gone, so what depended on them widens.
+    pub fn out_of_loop(&self, k: &Kernel, lp: syncopt_ir::StmtId, p: &Place) -> Place {
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            return p.clone();
+        };
+        if let Base::Handle(h) = &p.base {
+            if is_arg_of(k, *h, lp) {
+                return self.degrade(p);
+            }
+        }
+        let iv = Var::Value(f.iv);
+        let region = match &p.region {
+            Region::Slot { lo, hi, index, .. } if index.coef(iv) != 0 => Region::Range(*lo, *hi),
+            Region::Word { lo, index } if index.coef(iv) != 0 => Region::Range(*lo, u64::MAX),
+            r => r.clone(),
+        };
+        Place {
+            base: p.base.clone(),
+            region,
+        }
+    }
+
+    fn degrade(&self, p: &Place) -> Place {
+        let roots = self.root_set(&p.base).unwrap_or_default();
+        Place {
+            base: Base::Unknown(roots.into_iter().collect()),
+            region: Region::Range(0, u64::MAX),
+        }
+    }
+}
+
+fn is_arg_of(k: &Kernel, h: ValueId, lp: syncopt_ir::StmtId) -> bool {
+    matches!(k.values[h].kind, ValueKind::IterArg { stmt, .. } if stmt == lp)
+}
+
+/// The expression in the next iteration's frame: `iv_old = iv_new - step`.
+fn shift(e: &AffineExpr, iv: Var, step: i64) -> AffineExpr {
+    let c = e.coef(iv);
+    let mut out = e.clone();
+    out.constant = out.constant.wrapping_sub(c.wrapping_mul(step));
+    out
+}
+
+fn slot_range(r: &Region) -> Option<(u64, u64)> {
+    if let Region::Slot {
+        lo,
+        hi,
+        count,
+        index,
+    } = r
+    {
+        if index.is_constant() && *count > 0 {
+            let n = *count as u64;
+            let size = (hi - lo) / n;
+            let i = index.constant.rem_euclid(*count as i64) as u64;
+            return Some((lo + i * size, lo + (i + 1) * size));
+        }
+    }
+    None
+}
+
+fn bytes_of(r: &Region) -> (u64, u64) {
+    match r {
+        Region::Range(a, b) => (*a, *b),
+        Region::Slot { lo, hi, .. } => slot_range(r).unwrap_or((*lo, *hi)),
+        Region::Word { lo, .. } => (*lo, u64::MAX),
+    }
+}
+
+fn region_overlap(p: &Region, q: &Region) -> Conflict {
+    match (p, q) {
+        (Region::Word { lo: l1, index: e1 }, Region::Word { lo: l2, index: e2 }) => {
+            let mut d = e1.clone();
+            for &(v, c) in &e2.terms {
+                d.add_term(v, -c);
+            }
+            d.constant = d.constant.wrapping_sub(e2.constant);
+            let c = e1.coef(Var::Tid);
+            let lo_diff = *l1 as i128 - *l2 as i128;
+            if !d.is_constant() || c == 0 || lo_diff % 4 != 0 || c != e2.coef(Var::Tid) {
+                return Conflict::CrossThread;
+            }
+            let dd = lo_diff / 4 + d.constant as i128;
+            if dd == 0 {
+                Conflict::SameThread
+            } else if dd % (c as i128) != 0 {
+                Conflict::None
+            } else {
+                Conflict::CrossThread
+            }
+        }
+        (
+            Region::Slot {
+                lo: a1,
+                hi: b1,
+                count: n1,
+                index: i1,
+            },
+            Region::Slot {
+                lo: a2,
+                hi: b2,
+                count: n2,
+                index: i2,
+            },
+        ) if a1 == a2 && b1 == b2 && n1 == n2 => {
+            let mut d = i1.clone();
+            for &(v, c) in &i2.terms {
+                d.add_term(v, -c);
+            }
+            d.constant = d.constant.wrapping_sub(i2.constant);
+            if d.is_constant() && d.constant.rem_euclid(*n1 as i64) != 0 {
+                Conflict::None
+            } else {
+                Conflict::CrossThread
+            }
+        }
+        _ => {
+            let (a1, b1) = bytes_of(p);
+            let (a2, b2) = bytes_of(q);
+            if a1 < b2 && a2 < b1 {
+                Conflict::CrossThread
+            } else {
+                Conflict::None
+            }
+        }
+    }
+}
+
+/// Whether an access of `a` followed by one of `b` is a hazard (one writes; atomics pair up).
+pub fn kinds_conflict(a: AccessKind, b: AccessKind) -> bool {
+    if a == AccessKind::Atomic && b == AccessKind::Atomic {
+        return false;
+    }
+    a.writes() || b.writes()
+}
+
+/// Whether an effect on `v` is in workgroup memory (or may be: unknown spaces count).
+pub fn is_workgroup(k: &Kernel, v: ValueId) -> bool {
+    matches!(
+        syncopt_targets::value_space(k, v, 0),
+        Some(Space::Workgroup) | None
+    )
+}
+
+fn idx<T: syncopt_ir::EntityRef>(x: T) -> usize {
+    x.index()
+}
