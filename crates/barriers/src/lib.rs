@@ -440,42 +440,85 @@ impl<'c, 'k> Sim<'c, 'k> {
         let divergent = matches!(&c.k.stmts[s].kind,
             StmtKind::If(d) if d.uniformity != Uniformity::Uniform);
         let mut st = st;
-        if here && !divergent && self.budget > 0 && !st.is_empty() && self.summary_conflicts(s, &st)
-        {
+        // The alternatives: a barrier right before the statement (`pre`), and for a loop one
+        // at the end of its body (`end`: covers the loop-carried hazards and what the loop
+        // leaves pending at exit, where one at the top covers what was pending at entry).
+        let end_point = match &c.k.stmts[s].kind {
+            StmtKind::For(f) if here && !c.summary[s.index()].is_empty() => {
+                let n = c.k.blocks[f.body].stmts.len();
+                let q = c.point(f.body, n);
+                (!self.placed[q]).then_some(q)
+            }
+            _ => None,
+        };
+        let pre_useful = here
+            && !divergent
+            && !self.placed[p]
+            && !st.is_empty()
+            && self.summary_conflicts(s, &st);
+        if self.budget > 0 && (pre_useful || end_point.is_some()) {
+            let mut options: Vec<(bool, bool)> = vec![(false, false)];
+            if pre_useful {
+                options.push((true, false));
+            }
+            if end_point.is_some() {
+                options.push((false, true));
+                if pre_useful {
+                    options.push((true, true));
+                }
+            }
             self.budget -= 1;
-            let sv = self.save();
-            let mut sa = run(self, st.clone());
-            let mut ca = self.cost;
-            self.restore(sv);
-            let sv = self.save();
-            self.place(p);
-            let mut sb = run(self, State::default());
-            let mut cb = self.cost;
-            self.restore(sv);
             let base = self.cost;
+            let mut states = Vec::new();
+            let mut costs = Vec::new();
+            for &(pre, end) in &options {
+                let sv = self.save();
+                let mut st2 = st.clone();
+                if pre {
+                    self.place(p);
+                    st2.m.clear();
+                }
+                if let (true, Some(q)) = (end, end_point) {
+                    self.place(q);
+                }
+                states.push(run(self, st2));
+                costs.push(self.cost);
+                self.restore(sv);
+            }
             let n = c.k.blocks[b].stmts.len();
             let mut j = i + 1;
             let mut steps = 0;
-            while j < n && steps < LOOKAHEAD && !sa.same_keys(&sb) {
-                let sv = self.save();
-                let (na, ja) = self.step(b, j, sa);
-                ca.0 += self.cost.0 - base.0;
-                ca.1 += self.cost.1 - base.1;
-                self.restore(sv);
-                let sv = self.save();
-                let (nb, _) = self.step(b, j, sb);
-                cb.0 += self.cost.0 - base.0;
-                cb.1 += self.cost.1 - base.1;
-                self.restore(sv);
-                sa = na;
-                sb = nb;
-                j = ja;
+            while j < n
+                && steps < LOOKAHEAD
+                && !states.iter().all(|x| x.same_keys(&states[0]))
+            {
+                let mut next = j + 1;
+                for o in 0..options.len() {
+                    let sv = self.save();
+                    let (ns, nj) = self.step(b, j, std::mem::take(&mut states[o]));
+                    costs[o].0 += self.cost.0 - base.0;
+                    costs[o].1 += self.cost.1 - base.1;
+                    self.restore(sv);
+                    states[o] = ns;
+                    next = nj;
+                }
+                j = next;
                 steps += 1;
             }
             self.budget += 1;
-            if cb < ca {
+            let mut best = 0;
+            for o in 1..options.len() {
+                if costs[o] < costs[best] {
+                    best = o;
+                }
+            }
+            let (pre, end) = options[best];
+            if pre {
                 self.place(p);
                 st.m.clear();
+            }
+            if let (true, Some(q)) = (end, end_point) {
+                self.place(q);
             }
         }
         if here && divergent && !st.is_empty() && !self.placed[p] {
