@@ -1018,10 +1018,14 @@ impl<'a> Pass<'a> {
             StmtKind::For(fd) => Some(fd.iv),
             _ => None,
         });
-        // Instances: loop: e in one period, l up to n + g later; flat: every pair.
+        // Slot views repeat every `period` iterations: the first conflicting distance of
+        // a pair of stages can be that many iterations away. Past it, a larger distance
+        // only widens the windows (a pair closer than the gap is within the first round).
+        let period = slot_period(p);
+        // Instances: loop: e in one period, l up to n * period + g later; flat: every pair.
         let (e_range, max_l, slot_of): (usize, usize, Box<dyn Fn(usize) -> usize>) =
             if p.is_loop() {
-                (n, n + g, Box::new(move |x| (x + 1) % n))
+                (n, n * period + g, Box::new(move |x| (x + 1) % n))
             } else {
                 (n, n, Box::new(|x| x + 1))
             };
@@ -1353,6 +1357,35 @@ fn conflicts(x: &Access, y: &Access, shift: Option<(ValueId, i64)>) -> bool {
             overlap(rx, ry)
         }
         (None, None) => overlap(x.range, y.range),
+    }
+}
+
+/// The least common multiple of the slot counts of `p`'s accesses (1 without slots).
+/// Slot selections with a larger period are dropped (taken as the whole extent) so the
+/// ring walk stays short.
+fn slot_period(p: &Pipeline) -> usize {
+    let mut l: u64 = 1;
+    for st in &p.stages {
+        for a in &st.accesses {
+            if let Some(s) = &a.slot {
+                let c = s.count.max(1) as u64;
+                l = l / gcd(l, c) * c;
+                if l > MAX_SLOT_PERIOD {
+                    return 1;
+                }
+            }
+        }
+    }
+    l as usize
+}
+
+const MAX_SLOT_PERIOD: u64 = 16;
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }
 

@@ -19,6 +19,7 @@ enum Ev {
         /// Instance: the op's statement and the loop trip numbers around it.
         inst: Vec<i64>,
         write: bool,
+        atomic: bool,
         buf: BufferId,
         lo: u64,
         hi: u64,
@@ -61,6 +62,7 @@ impl Runner<'_> {
                                 op: syncopt_ir::EntityRef::index(s),
                                 inst,
                                 write: e.kind.writes(),
+                                atomic: e.kind == syncopt_ir::AccessKind::Atomic,
                                 buf,
                                 lo,
                                 hi,
@@ -231,6 +233,7 @@ pub fn check(k: &Kernel, target: Target) -> Result<(), String> {
                                 op: ox,
                                 inst: ix,
                                 write: wx,
+                                atomic: ax,
                                 buf: bx,
                                 lo: lx,
                                 hi: hx,
@@ -241,6 +244,7 @@ pub fn check(k: &Kernel, target: Target) -> Result<(), String> {
                                 op: oy,
                                 inst: iy,
                                 write: wy,
+                                atomic: ay,
                                 buf: by,
                                 lo: ly,
                                 hi: hy,
@@ -253,6 +257,9 @@ pub fn check(k: &Kernel, target: Target) -> Result<(), String> {
                         };
                         if !(*wx || *wy) || bx != by || !(lx < hy && ly < hx) {
                             continue;
+                        }
+                        if *ax && *ay {
+                            continue; // two atomics never conflict
                         }
                         if ox == oy && ix == iy {
                             continue; // one instance never conflicts with itself
