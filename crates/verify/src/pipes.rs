@@ -619,7 +619,7 @@ impl<'k> Checker<'k> {
                     {
                         continue;
                     }
-                    let d = self.race(s, pipe, kind, &region, rec, ctx, &cs.path);
+                    let d = self.race((s, pipe, kind, &region), rec, ctx, &cs.path);
                     self.report(d);
                 }
             }
@@ -656,12 +656,10 @@ impl<'k> Checker<'k> {
         st
     }
 
+    /// The error for `rec` racing the later access `(s, pipe, kind, region)`.
     fn race(
         &self,
-        s: StmtId,
-        pipe: Pipe,
-        kind: AccessKind,
-        region: &Region,
+        (s, pipe, kind, region): (StmtId, Pipe, AccessKind, &Region),
         rec: &Rec,
         ctx: &Ctx,
         path: &Path,
@@ -936,7 +934,10 @@ impl<'k> Checker<'k> {
             }
         }
         let mut out = State::new();
-        let branches = [(true, Some(i.then_block), then_in), (false, i.else_block, else_in)];
+        let branches = [
+            (true, Some(i.then_block), then_in),
+            (false, i.else_block, else_in),
+        ];
         for (then, block, input) in branches {
             if input.is_empty() {
                 continue;
@@ -946,7 +947,9 @@ impl<'k> Checker<'k> {
                 Some(b) => self.block(b, input),
                 None => input,
             };
-            let yields: Vec<ValueId> = block.map(|b| self.k.blocks[b].yields.clone()).unwrap_or_default();
+            let yields: Vec<ValueId> = block
+                .map(|b| self.k.blocks[b].yields.clone())
+                .unwrap_or_default();
             for (mut ctx, cs) in end {
                 let bound: Vec<(ValueId, Option<Region>)> = i
                     .results
@@ -975,7 +978,14 @@ impl<'k> Checker<'k> {
 
     /// One trip of the body, from `st` (the state at the top of iteration `k`).
     fn iterate(&mut self, s: StmtId, f: &ForData, st: State, k: u64, widened: bool) -> State {
-        let st = Self::add_step(st, &Step::Iter { stmt: s, k, widened });
+        let st = Self::add_step(
+            st,
+            &Step::Iter {
+                stmt: s,
+                k,
+                widened,
+            },
+        );
         let end = self.block(f.body, st);
         let yields = self.k.blocks[f.body].yields.clone();
         let mut out = State::new();

@@ -30,7 +30,10 @@ fn parse_kernel(target: &str, body: &str) -> (Kernel, Target) {
     let src = source(target, body);
     let file = match parse(&src) {
         Ok(f) => f,
-        Err(d) => panic!("test input does not parse: {}\n{src}", d.render("t.sk", &src)),
+        Err(d) => panic!(
+            "test input does not parse: {}\n{src}",
+            d.render("t.sk", &src)
+        ),
     };
     let k = file.chunks[0].kernels[0].clone();
     let t = Target::from_name(target).unwrap();
@@ -59,7 +62,11 @@ fn messages(r: &Report) -> Vec<String> {
 #[track_caller]
 fn ok_on(target: &str, body: &str) {
     let r = run_on(target, body);
-    assert!(r.is_ok(), "expected to verify on {target}, got:\n{:#?}", r.diagnostics);
+    assert!(
+        r.is_ok(),
+        "expected to verify on {target}, got:\n{:#?}",
+        r.diagnostics
+    );
 }
 
 #[track_caller]
@@ -72,7 +79,10 @@ fn ok(body: &str) {
 fn fails_on(target: &str, body: &str, needles: &[&str]) -> Report {
     let r = run_on(target, body);
     let m = messages(&r);
-    assert!(!m.is_empty(), "expected errors on {target}, verified instead:\n{body}");
+    assert!(
+        !m.is_empty(),
+        "expected errors on {target}, verified instead:\n{body}"
+    );
     for n in needles {
         assert!(
             m.iter().any(|x| x.contains(n)),
@@ -122,16 +132,19 @@ fn needed_syncs(target: &str, body: &str) {
                     || x.contains("still pending at kernel exit")
                     || x.contains("reused while live")
             }),
-            SyncOp::PipeBarrier { pipe } => m
-                .iter()
-                .any(|x| x.contains("race (") && (x.contains("pipe_barrier") || *pipe == syncopt_ir::Pipe::All)),
+            SyncOp::PipeBarrier { pipe } => m.iter().any(|x| {
+                x.contains("race (")
+                    && (x.contains("pipe_barrier") || *pipe == syncopt_ir::Pipe::All)
+            }),
             _ => false,
         };
         assert!(good, "removing {op:?} at {:?} gave {m:?}", k.stmts[*s].loc);
     }
     // Removing both halves of a flag pair leaves balance intact, so only a race can catch it.
     for (i, (s, op)) in all.iter().enumerate() {
-        let SyncOp::SetFlag { src, dst, id } = op else { continue };
+        let SyncOp::SetFlag { src, dst, id } = op else {
+            continue;
+        };
         let Some((w, _)) = all[i + 1..].iter().find(|(_, o)| {
             matches!(o, SyncOp::WaitFlag { src: s2, dst: d2, id: i2 } if s2 == src && d2 == dst && i2 == id)
         }) else {
@@ -178,7 +191,10 @@ fn pt1() {
   set_flag V -> MTE3, 0
   wait_flag V -> MTE3, 0
   op "store" write %gC, read %C"#,
-        &["race (RAW) on %B: MTE2 write at", "no flag orders MTE2 before V"],
+        &[
+            "race (RAW) on %B: MTE2 write at",
+            "no flag orders MTE2 before V",
+        ],
     );
 }
 
@@ -192,7 +208,13 @@ fn pt2() {
     let bare = r#"
   op "add" write %C, read %A, read %B
   op "add" write %D, read %C, read %A"#;
-    fails(bare, &["race (RAW) on %C: V write at", "no pipe_barrier(V) between them"]);
+    fails(
+        bare,
+        &[
+            "race (RAW) on %C: V write at",
+            "no pipe_barrier(V) between them",
+        ],
+    );
     // ascend950 orders V in hardware.
     ok_on("ascend950", bare);
 }
@@ -303,7 +325,10 @@ fn pt7() {
     op "store" write %gC, read %C
   }
   wait_flag V -> MTE2, 0"#,
-        &["race (WAR) on %C: MTE3 read at", "no flag orders MTE3 before V"],
+        &[
+            "race (WAR) on %C: MTE3 read at",
+            "no flag orders MTE3 before V",
+        ],
     );
     // The same id for V->MTE2 and V->MTE3: two live flags share (V, 0).
     fails(
@@ -320,19 +345,29 @@ fn cross_pipe_raw_war_waw() {
         r#"
   op "load" write %A, read %gA
   op "add" write %B, read %A, read %A"#,
-        &["race (RAW) on %A: MTE2 write at", "and V read at", "no flag orders MTE2 before V"],
+        &[
+            "race (RAW) on %A: MTE2 write at",
+            "and V read at",
+            "no flag orders MTE2 before V",
+        ],
     );
     fails(
         r#"
   op "add" write %B, read %A, read %A
   op "load" write %A, read %gA"#,
-        &["race (WAR) on %A: V read at", "no flag orders V before MTE2"],
+        &[
+            "race (WAR) on %A: V read at",
+            "no flag orders V before MTE2",
+        ],
     );
     fails(
         r#"
   op "load" write %A, read %gA
   op "dup" write %A"#,
-        &["race (WAW) on %A: MTE2 write at", "no flag orders MTE2 before V"],
+        &[
+            "race (WAW) on %A: MTE2 write at",
+            "no flag orders MTE2 before V",
+        ],
     );
     // Reads never conflict; disjoint buffers never do.
     ok(r#"
@@ -344,7 +379,10 @@ fn cross_pipe_raw_war_waw() {
         r#"
   op "store" write %gA, read %A
   op "load" write %B, read %gA"#,
-        &["race (RAW) on %gA: MTE3 write at", "no flag orders MTE3 before MTE2"],
+        &[
+            "race (RAW) on %gA: MTE3 write at",
+            "no flag orders MTE3 before MTE2",
+        ],
     );
 }
 
@@ -353,7 +391,10 @@ fn same_pipe_barriers() {
     let bare = r#"
   op "add" write %C, read %A, read %B
   op "mul" write %C, read %D, read %D"#;
-    fails(bare, &["race (WAW) on %C", "no pipe_barrier(V) between them"]);
+    fails(
+        bare,
+        &["race (WAW) on %C", "no pipe_barrier(V) between them"],
+    );
     ok_on("ascend950", bare);
     ok(&bare.replace("\n  op \"mul\"", "\n  pipe_barrier V\n  op \"mul\""));
     ok(&bare.replace("\n  op \"mul\"", "\n  pipe_barrier ALL\n  op \"mul\""));
@@ -366,8 +407,18 @@ fn same_pipe_barriers() {
     let mm = r#"
   op "matmul" write %L0C, read %L0A, read %L0B
   op "matmul" write %L0C, read %L0A, read %L0B"#;
-    fails_on("ascend950", mm, &["race (WAW) on %L0C", "no pipe_barrier(M)"]);
-    ok_on("ascend950", &mm.replace("\n  op \"matmul\" write %L0C, read %L0A, read %L0B\n  op", "\n  op \"matmul\" write %L0C, read %L0A, read %L0B\n  pipe_barrier M\n  op"));
+    fails_on(
+        "ascend950",
+        mm,
+        &["race (WAW) on %L0C", "no pipe_barrier(M)"],
+    );
+    ok_on(
+        "ascend950",
+        &mm.replace(
+            "\n  op \"matmul\" write %L0C, read %L0A, read %L0B\n  op",
+            "\n  op \"matmul\" write %L0C, read %L0A, read %L0B\n  pipe_barrier M\n  op",
+        ),
+    );
     // MTE2 runs its ops in order: two loads into one buffer need nothing.
     ok(r#"
   op "load" write %A, read %gA
@@ -376,11 +427,20 @@ fn same_pipe_barriers() {
     let (mut k, t) = parse_kernel("ascend910b", "  op \"add\" write %C, read %A, read %B");
     let body = k.body;
     k.insert_syncs(vec![(
-        syncopt_ir::ProgramPoint { block: body, index: 0 },
-        SyncOp::PipeBarrier { pipe: syncopt_ir::Pipe::S },
+        syncopt_ir::ProgramPoint {
+            block: body,
+            index: 0,
+        },
+        SyncOp::PipeBarrier {
+            pipe: syncopt_ir::Pipe::S,
+        },
     )]);
     let m = messages(&pipes::verify(&k, t));
-    assert!(m.iter().any(|x| x.contains("pipe_barrier(S) is a hardware error")), "{m:?}");
+    assert!(
+        m.iter()
+            .any(|x| x.contains("pipe_barrier(S) is a hardware error")),
+        "{m:?}"
+    );
 }
 
 #[test]
@@ -417,7 +477,10 @@ fn transitive_through_two_flags() {
   op "move" write %L0A, read %L1B
   wait_flag MTE1 -> M, 0
   op "mmad" pipe M write %L0C, read %L1A"#,
-        &["race (RAW) on %L1A: MTE2 write at", "no flag orders MTE2 before M"],
+        &[
+            "race (RAW) on %L1A: MTE2 write at",
+            "no flag orders MTE2 before M",
+        ],
     );
     // Three hops: MTE2 -> V -> MTE3 -> MTE2 orders a load after everything.
     ok(r#"
@@ -492,11 +555,22 @@ kernel @k() {
         )),
         "{m:?}"
     );
-    assert!(m.iter().any(|x| x.contains("MTE2 write at 11:3 and V read at 14:3")), "{m:?}");
+    assert!(
+        m.iter()
+            .any(|x| x.contains("MTE2 write at 11:3 and V read at 14:3")),
+        "{m:?}"
+    );
     // %P at bytes [0:1024] and %Q at [1024:2048] of %X are disjoint ...
-    assert!(!m.iter().any(|x| x.contains("at 13:3 and V read at 14:3")), "{m:?}");
+    assert!(
+        !m.iter().any(|x| x.contains("at 13:3 and V read at 14:3")),
+        "{m:?}"
+    );
     // ... but %P overlaps %X[512:600].
-    assert!(m.iter().any(|x| x.contains("MTE2 write at 16:3 and V read at 17:3")), "{m:?}");
+    assert!(
+        m.iter()
+            .any(|x| x.contains("MTE2 write at 16:3 and V read at 17:3")),
+        "{m:?}"
+    );
     // The pipe_barrier ALL ordered everything before it.
     assert_eq!(m.len(), 3, "{m:?}");
 }
@@ -533,7 +607,10 @@ fn set_twice_wait_without_set_pending_at_exit() {
     let (mut k, t) = parse_kernel("ascend910b", "");
     let body = k.body;
     k.insert_syncs(vec![(
-        syncopt_ir::ProgramPoint { block: body, index: 0 },
+        syncopt_ir::ProgramPoint {
+            block: body,
+            index: 0,
+        },
         SyncOp::SetFlag {
             src: syncopt_ir::Pipe::Mte2,
             dst: syncopt_ir::Pipe::V,
@@ -541,7 +618,11 @@ fn set_twice_wait_without_set_pending_at_exit() {
         },
     )]);
     let m = messages(&pipes::verify(&k, t));
-    assert!(m.iter().any(|x| x.contains("event id 8 of MTE2 is out of range")), "{m:?}");
+    assert!(
+        m.iter()
+            .any(|x| x.contains("event id 8 of MTE2 is out of range")),
+        "{m:?}"
+    );
 }
 
 #[test]
@@ -554,8 +635,16 @@ fn zero_trip_paths() {
     wait_flag MTE2 -> V, 0
     op "add" write %B, read %A, read %A
   }"#;
-    let r = fails(body, &["set_flag MTE2 -> V, 0 is still pending at kernel exit"]);
-    assert_eq!(messages(&r).len(), 1, "only the zero-trip path fails: {:?}", messages(&r));
+    let r = fails(
+        body,
+        &["set_flag MTE2 -> V, 0 is still pending at kernel exit"],
+    );
+    assert_eq!(
+        messages(&r).len(),
+        1,
+        "only the zero-trip path fails: {:?}",
+        messages(&r)
+    );
     ok(&body.replace("max 1", "min 1 max 1"));
     // Two or more trips wait without a set.
     fails(
@@ -580,7 +669,9 @@ fn zero_trip_paths() {
     assert_eq!(messages(&r).len(), 1, "{:?}", messages(&r));
     let race = &r.diagnostics[0];
     assert!(
-        race.notes.iter().any(|(_, n)| n.contains("path: straight-line")),
+        race.notes
+            .iter()
+            .any(|(_, n)| n.contains("path: straight-line")),
         "zero trips: no iteration on the path: {:?}",
         race.notes
     );
@@ -648,8 +739,14 @@ fn unbalanced_branches() {
     // at the 100th state of the periodic sequence) is balanced; 101 or unknown is not.
     ok(&alternating.replace("TRIPS", "100"));
     ok(&alternating.replace("TRIPS", "%n min 2 max 2"));
-    fails(&alternating.replace("TRIPS", "101"), &["still pending at kernel exit"]);
-    fails(&alternating.replace("TRIPS", "%n"), &["still pending at kernel exit"]);
+    fails(
+        &alternating.replace("TRIPS", "101"),
+        &["still pending at kernel exit"],
+    );
+    fails(
+        &alternating.replace("TRIPS", "%n"),
+        &["still pending at kernel exit"],
+    );
 }
 
 // ---------------------------------------------------------------- alternating ids
@@ -676,7 +773,10 @@ fn double_buffered_alternating_ids() {
     // One buffer for both ids: iteration i waits only for the read of i-2, not i-1.
     fails(
         &good.replace("%a = view %A2 slot (%i) mod 2", "%a = view %A2[0:4096]"),
-        &["race (WAR) on %A2: V read at", "no flag orders V before MTE2"],
+        &[
+            "race (WAR) on %A2: V read at",
+            "no flag orders V before MTE2",
+        ],
     );
     // Slots and ids out of step: iteration i refills slot i mod 2 after waiting for the
     // other slot's reader only.
@@ -688,13 +788,19 @@ fn double_buffered_alternating_ids() {
         &["race (WAR) on %A2"],
     );
     assert!(
-        r.diagnostics[0].notes.iter().any(|(_, n)| n.contains("iteration")),
+        r.diagnostics[0]
+            .notes
+            .iter()
+            .any(|(_, n)| n.contains("iteration")),
         "the counterexample names iterations: {:?}",
         r.diagnostics[0].notes
     );
     // Alternating ids with one fixed-id wait: unbalanced.
     fails(
-        &good.replace("wait_flag MTE2 -> V, 0 + (%i) mod 2", "wait_flag MTE2 -> V, 0"),
+        &good.replace(
+            "wait_flag MTE2 -> V, 0 + (%i) mod 2",
+            "wait_flag MTE2 -> V, 0",
+        ),
         &["without a matching set_flag"],
     );
     // An id alternating with an unknown start cannot be resolved.
@@ -933,8 +1039,14 @@ fn deterministic_output_and_counterexample_notes() {
     sorted.sort();
     assert_eq!(locs, sorted);
     for d in &a.diagnostics {
-        assert!(d.notes.iter().any(|(l, _)| l.is_some()), "the other access: {d:?}");
-        assert!(d.notes.iter().any(|(_, n)| n.starts_with("path: ")), "{d:?}");
+        assert!(
+            d.notes.iter().any(|(l, _)| l.is_some()),
+            "the other access: {d:?}"
+        );
+        assert!(
+            d.notes.iter().any(|(_, n)| n.starts_with("path: ")),
+            "{d:?}"
+        );
         assert!(d.notes.iter().any(|(_, n)| n.contains("flag")), "{d:?}");
     }
     assert!(a.states > 0);

@@ -49,7 +49,11 @@ fn full_barrier_kernel(ops: usize) -> String {
     let mut s = String::from(HEADER);
     let mut i = 0;
     let line = |s: &mut String, indent: &str, i: &mut usize| {
-        let _ = writeln!(s, "{indent}{}\n{indent}pipe_barrier ALL", OPS[*i % OPS.len()]);
+        let _ = writeln!(
+            s,
+            "{indent}{}\n{indent}pipe_barrier ALL",
+            OPS[*i % OPS.len()]
+        );
         *i += 1;
     };
     while i < ops {
@@ -141,7 +145,10 @@ fn measure(name: &str, src: &str) {
 #[test]
 #[ignore]
 fn bench_pipes_100k() {
-    measure("pipe_barrier ALL after every op", &full_barrier_kernel(100_000));
+    measure(
+        "pipe_barrier ALL after every op",
+        &full_barrier_kernel(100_000),
+    );
     measure("PT1 blocks chained by flags", &flag_kernel(100_000));
 }
 

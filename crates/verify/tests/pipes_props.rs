@@ -43,10 +43,24 @@ struct Access {
 
 #[derive(Clone, Debug)]
 enum Ev {
-    Op { line: u32, pipe: usize, acc: Vec<Access> },
-    Set { src: usize, dst: usize, id: u32 },
-    Wait { src: usize, dst: usize, id: u32 },
-    Bar { pipe: Option<usize> },
+    Op {
+        line: u32,
+        pipe: usize,
+        acc: Vec<Access>,
+    },
+    Set {
+        src: usize,
+        dst: usize,
+        id: u32,
+    },
+    Wait {
+        src: usize,
+        dst: usize,
+        id: u32,
+    },
+    Bar {
+        pipe: Option<usize>,
+    },
 }
 
 fn cases() -> u64 {
@@ -138,7 +152,12 @@ fn ev_text(e: &Ev) -> String {
 }
 
 /// Writes the program; gives each op its line number.
-fn program(target: &str, pre: &mut [Ev], body: Option<(&str, &mut [Ev])>, post: &mut [Ev]) -> String {
+fn program(
+    target: &str,
+    pre: &mut [Ev],
+    body: Option<(&str, &mut [Ev])>,
+    post: &mut [Ev],
+) -> String {
     let mut s = format!("target {target}\n\nkernel @p(%n) {{\n");
     let mut line = 4u32;
     for b in BUFS {
@@ -215,8 +234,10 @@ fn reference(evs: &[Ev], barrier_pipes: &[usize]) -> BTreeSet<u32> {
                 }
             }
             Ev::Set { src, id, .. } => {
-                let carried: BTreeSet<usize> =
-                    close(&issued[*src], &before).union(&after[*src]).copied().collect();
+                let carried: BTreeSet<usize> = close(&issued[*src], &before)
+                    .union(&after[*src])
+                    .copied()
+                    .collect();
                 flags[src * 8 + *id as usize] = Some(carried);
             }
             Ev::Wait { src, dst, id } => {
@@ -242,12 +263,19 @@ fn reference(evs: &[Ev], barrier_pipes: &[usize]) -> BTreeSet<u32> {
 fn verifier_races(src: &str, target: Target) -> BTreeSet<u32> {
     let f = parse(src).unwrap_or_else(|d| panic!("{}\n{src}", d.message));
     let k = &f.chunks[0].kernels[0];
-    let bad: Vec<_> = check_kernel(k, target).into_iter().filter(|d| d.is_error()).collect();
+    let bad: Vec<_> = check_kernel(k, target)
+        .into_iter()
+        .filter(|d| d.is_error())
+        .collect();
     assert!(bad.is_empty(), "{bad:?}\n{src}");
     let r = pipes::verify(k, target);
     let mut out = BTreeSet::new();
     for d in r.diagnostics.iter().filter(|d| d.is_error()) {
-        assert!(d.message.starts_with("race ("), "a balanced program: {}\n{src}", d.message);
+        assert!(
+            d.message.starts_with("race ("),
+            "a balanced program: {}\n{src}",
+            d.message
+        );
         out.insert(d.loc.unwrap().line);
     }
     out
@@ -266,7 +294,11 @@ fn straight_line_matches_reference() {
     let mut racy = 0;
     for seed in 0..cases() {
         let mut rng = Rng(seed * 7919 + 1);
-        let t = if seed % 3 == 0 { Target::Ascend950 } else { Target::Ascend910b };
+        let t = if seed % 3 == 0 {
+            Target::Ascend950
+        } else {
+            Target::Ascend910b
+        };
         let n = 2 + rng.below(24) as usize;
         let mut evs = gen_region(&mut rng, n, 0..8);
         let src = program(t.name(), &mut evs, None, &mut []);
@@ -276,7 +308,10 @@ fn straight_line_matches_reference() {
         assert_eq!(got, want, "seed {seed}\n{src}");
     }
     // Not vacuous: both outcomes are common.
-    assert!(racy > cases() / 10 && racy < cases() * 9 / 10, "{racy} racy");
+    assert!(
+        racy > cases() / 10 && racy < cases() * 9 / 10,
+        "{racy} racy"
+    );
 }
 
 #[test]
@@ -284,7 +319,11 @@ fn one_loop_matches_unrolled_reference() {
     let (mut racy, mut loop_only) = (0, 0);
     for seed in 0..cases() {
         let mut rng = Rng(seed * 104_729 + 3);
-        let t = if seed % 3 == 0 { Target::Ascend950 } else { Target::Ascend910b };
+        let t = if seed % 3 == 0 {
+            Target::Ascend950
+        } else {
+            Target::Ascend910b
+        };
         let n_pre = rng.below(8) as usize;
         let mut pre = gen_region(&mut rng, n_pre, 0..4);
         // Leave some prefix flags live across the loop, waited after it.
@@ -322,12 +361,21 @@ fn one_loop_matches_unrolled_reference() {
         short.extend(body.iter().cloned());
         short.extend(post.iter().cloned());
         let mut one = reference(&short, &barrier_pipes(t));
-        one.extend(reference(&[pre.clone(), post.clone()].concat(), &barrier_pipes(t)));
+        one.extend(reference(
+            &[pre.clone(), post.clone()].concat(),
+            &barrier_pipes(t),
+        ));
         loop_only += (want != one) as u64;
         assert_eq!(got, want, "seed {seed}\n{src}");
     }
-    assert!(racy > cases() / 10 && racy < cases() * 9 / 10, "{racy} racy");
-    assert!(loop_only > cases() / 50, "{loop_only} with loop-carried races");
+    assert!(
+        racy > cases() / 10 && racy < cases() * 9 / 10,
+        "{racy} racy"
+    );
+    assert!(
+        loop_only > cases() / 50,
+        "{loop_only} with loop-carried races"
+    );
 }
 
 /// Exact oracle for removing a barrier: with `pipe_barrier ALL` after every op, dropping the
@@ -352,12 +400,26 @@ fn removing_a_full_barrier_leaves_exactly_the_adjacent_race() {
         evs.remove(2 * drop + 1);
         let src = program(t.name(), &mut evs, None, &mut []);
         let (a, b) = (&evs[2 * drop], &evs[2 * drop + 1]);
-        let (Ev::Op { pipe: pa, acc: aa, .. }, Ev::Op { line, pipe: pb, acc: ab }) = (a, b) else {
+        let (
+            Ev::Op {
+                pipe: pa, acc: aa, ..
+            },
+            Ev::Op {
+                line,
+                pipe: pb,
+                acc: ab,
+            },
+        ) = (a, b)
+        else {
             unreachable!()
         };
         let ordered = pa == pb && !barrier_pipes(t).contains(pa);
         let racy = !ordered && aa.iter().any(|x| ab.iter().any(|y| conflict(x, y)));
-        let want: BTreeSet<u32> = if racy { [*line].into() } else { BTreeSet::new() };
+        let want: BTreeSet<u32> = if racy {
+            [*line].into()
+        } else {
+            BTreeSet::new()
+        };
         assert_eq!(verifier_races(&src, t), want, "seed {seed}\n{src}");
     }
 }
