@@ -629,11 +629,13 @@ impl Gen {
                 iters.push((self.fresh("h"), b));
             }
         }
-        let results: Vec<String> = if !iters.is_empty() && self.rng.chance(30) {
-            vec![self.fresh("r"), self.fresh("r")]
-        } else {
-            Vec::new()
-        };
+        // Results outlive the loop; capped like views (see `view_decl`).
+        let results: Vec<String> =
+            if !iters.is_empty() && self.mems.len() < 48 && self.rng.chance(30) {
+                vec![self.fresh("r"), self.fresh("r")]
+            } else {
+                Vec::new()
+            };
         let mut head = String::new();
         if !results.is_empty() {
             let _ = write!(head, "%{}, %{} = ", results[0], results[1]);
@@ -754,7 +756,7 @@ impl Gen {
         };
         let uni = if divergent { "divergent" } else { "uniform" };
         // A uniform if that selects a buffer: `%x = if uniform %c { yield %A } else { yield %B }`.
-        let result_mem = if !divergent && self.rng.chance(25) {
+        let result_mem = if !divergent && self.mems.len() < 48 && self.rng.chance(25) {
             let mem = if gpu {
                 Mem::Lds
             } else {

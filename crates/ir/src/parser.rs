@@ -20,20 +20,17 @@ pub fn parse_file(src: &str) -> Vec<Result<Module, Diagnostic>> {
         Ok(t) => t,
         Err(d) => return vec![Err(d)],
     };
-    let mut chunks: Vec<Vec<Token>> = vec![Vec::new()];
-    for t in tokens {
-        match t.tok {
-            Tok::Split => {
-                let loc = t.loc;
-                chunks
-                    .last_mut()
-                    .expect("nonempty")
-                    .push(Token { tok: Tok::Eof, loc });
-                chunks.push(Vec::new());
-            }
-            _ => chunks.last_mut().expect("nonempty").push(t),
-        }
+    // Cut at each `// -----`, which becomes its chunk's end of input. Split from the back so
+    // a one-chunk file (the large ones) moves its tokens without copying them.
+    let mut tokens = tokens;
+    let mut chunks: Vec<Vec<Token>> = Vec::new();
+    while let Some(at) = tokens.iter().rposition(|t| t.tok == Tok::Split) {
+        let tail = tokens.split_off(at + 1);
+        tokens[at].tok = Tok::Eof;
+        chunks.push(tail);
     }
+    chunks.push(tokens);
+    chunks.reverse();
     let mut out = Vec::with_capacity(chunks.len());
     let mut inherited: Option<String> = None;
     for toks in chunks {
@@ -111,12 +108,21 @@ impl Parser {
         self.skip_comments();
         std::mem::take(&mut self.pending)
     }
-    fn bump(&mut self) -> Token {
+    fn bump(&mut self) {
         self.skip_comments();
-        let t = self.toks[self.pos].clone();
-        if !matches!(t.tok, Tok::Eof) {
+        if !matches!(self.toks[self.pos].tok, Tok::Eof) {
             self.pos += 1;
         }
+    }
+    /// Moves the current token out and advances (the parser never looks back, so the spent
+    /// slot is left as `Eof`); saves a clone of every name on large inputs.
+    fn take(&mut self) -> Tok {
+        self.skip_comments();
+        if matches!(self.toks[self.pos].tok, Tok::Eof) {
+            return Tok::Eof;
+        }
+        let t = std::mem::replace(&mut self.toks[self.pos].tok, Tok::Eof);
+        self.pos += 1;
         t
     }
     fn err<T>(&mut self, expected: &str) -> PResult<T> {
@@ -167,18 +173,18 @@ impl Parser {
     }
     fn word(&mut self, what: &str) -> PResult<(String, Loc)> {
         let loc = self.loc();
-        match self.peek().clone() {
-            Tok::Word(w) => {
-                self.bump();
-                Ok((w, loc))
-            }
+        match self.peek() {
+            Tok::Word(_) => match self.take() {
+                Tok::Word(w) => Ok((w, loc)),
+                _ => unreachable!("peeked a word"),
+            },
             _ => self.err(what),
         }
     }
     fn int(&mut self, what: &str) -> PResult<(i64, Loc)> {
         let loc = self.loc();
         let neg = self.eat_punct("-");
-        match self.peek().clone() {
+        match *self.peek() {
             Tok::Int(i) => {
                 self.bump();
                 Ok((if neg { -i } else { i }, loc))
@@ -241,11 +247,11 @@ impl Parser {
     }
     fn value_name(&mut self, what: &str) -> PResult<(String, Loc)> {
         let loc = self.loc();
-        match self.peek().clone() {
-            Tok::Value(v) => {
-                self.bump();
-                Ok((v, loc))
-            }
+        match self.peek() {
+            Tok::Value(_) => match self.take() {
+                Tok::Value(v) => Ok((v, loc)),
+                _ => unreachable!("peeked a value"),
+            },
             _ => self.err(what),
         }
     }
@@ -465,11 +471,19 @@ impl Parser {
             }
             return self.err("'buffer', 'view', 'for' or 'if' after '='");
         }
-        let (w, _) = match self.peek().clone() {
-            Tok::Word(w) => (w, loc),
+        // Classify without cloning the word: this runs once per statement.
+        let w: &'static str = match self.peek() {
+            Tok::Word(w) => match w.as_str() {
+                "op" => "op",
+                "for" => "for",
+                "if" => "if",
+                "stage" => "stage",
+                "stage.end" => "stage.end",
+                _ => "",
+            },
             _ => return self.err("a statement (op, for, if, a sync op, a view or a buffer)"),
         };
-        match w.as_str() {
+        match w {
             "op" => {
                 let op = self.op()?;
                 self.push(block, StmtKind::Op(op), loc, comments);
@@ -612,11 +626,11 @@ impl Parser {
 
     fn op(&mut self) -> PResult<OpData> {
         self.expect_word("op")?;
-        let name = match self.peek().clone() {
-            Tok::Str(s) => {
-                self.bump();
-                s
-            }
+        let name = match self.peek() {
+            Tok::Str(_) => match self.take() {
+                Tok::Str(s) => s,
+                _ => unreachable!("peeked a string"),
+            },
             _ => return self.err("an op name in quotes"),
         };
         let mut op = OpData {
@@ -944,7 +958,7 @@ impl Parser {
     }
 
     fn term(&mut self) -> PResult<AffineExpr> {
-        if let Tok::Int(c) = self.peek().clone() {
+        if let Tok::Int(c) = *self.peek() {
             self.bump();
             if self.eat_punct("*") {
                 let a = self.atom()?;
@@ -962,13 +976,16 @@ impl Parser {
 
     fn atom(&mut self) -> PResult<AffineExpr> {
         let loc = self.loc();
-        match self.peek().clone() {
+        match self.peek() {
             Tok::Word(w) if w == "tid" => {
                 self.bump();
                 Ok(AffineExpr::var(Var::Tid))
             }
-            Tok::Value(n) => {
-                self.bump();
+            Tok::Value(_) => {
+                let n = match self.take() {
+                    Tok::Value(n) => n,
+                    _ => unreachable!("peeked a value"),
+                };
                 let v = self.integer_value(&n, loc)?;
                 Ok(AffineExpr::var(Var::Value(v)))
             }
