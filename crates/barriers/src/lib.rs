@@ -68,6 +68,9 @@ impl State {
     fn same_keys(&self, o: &State) -> bool {
         self.m.len() == o.m.len() && self.m.keys().eq(o.m.keys())
     }
+    fn strict_subset(&self, o: &State) -> bool {
+        self.m.len() < o.m.len() && self.m.keys().all(|k| o.m.contains_key(k))
+    }
     /// Marks the accesses whose addresses depend on `iv` as coming from another iteration.
     fn carry(&mut self, acc: &Accesses, iv: ValueId) {
         if !self.m.keys().any(|k| {
@@ -506,9 +509,14 @@ impl<'c, 'k> Sim<'c, 'k> {
                 steps += 1;
             }
             self.budget += 1;
+            // Past the end of a nested block the future is unknown here: between equal costs,
+            // leaving strictly less pending can only help what follows.
+            let open_end = j >= n && b != c.k.body;
             let mut best = 0;
             for o in 1..options.len() {
-                if costs[o] < costs[best] {
+                if costs[o] < costs[best]
+                    || (open_end && costs[o] == costs[best] && states[o].strict_subset(&states[best]))
+                {
                     best = o;
                 }
             }
