@@ -69,7 +69,8 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
             *fence = true;
         }
     }
-    let ops: Vec<(ProgramPoint, SyncOp)> = inserts.iter().map(|(p, o, _)| (*p, o.clone())).collect();
+    let ops: Vec<(ProgramPoint, SyncOp)> =
+        inserts.iter().map(|(p, o, _)| (*p, o.clone())).collect();
     let created = kernel.insert_syncs(ops);
     // `insert_syncs` returns the new statements sorted by point, stable among equal points.
     let mut order: Vec<usize> = (0..inserts.len()).collect();
@@ -183,8 +184,7 @@ impl<'a> Pass<'a> {
         let k = self.k;
         let mut first_marker = None;
         k.walk(&mut |_, d| {
-            if matches!(d.kind, StmtKind::Stage(_) | StmtKind::StageEnd) && first_marker.is_none()
-            {
+            if matches!(d.kind, StmtKind::Stage(_) | StmtKind::StageEnd) && first_marker.is_none() {
                 first_marker = Some(d.loc);
             }
         });
@@ -202,7 +202,7 @@ impl<'a> Pass<'a> {
             return;
         }
         let waves = self.target.waves(k);
-        if waves < 2 || waves % 2 != 0 {
+        if waves < 2 || !waves.is_multiple_of(2) {
             self.error(err(
                 first_loc,
                 format!(
@@ -313,7 +313,12 @@ impl<'a> Pass<'a> {
     }
 
     /// Parses the stages of a pipelined loop body.
-    fn loop_pipeline(&mut self, block: BlockId, for_stmt: StmtId, body: BlockId) -> Option<Pipeline> {
+    fn loop_pipeline(
+        &mut self,
+        block: BlockId,
+        for_stmt: StmtId,
+        body: BlockId,
+    ) -> Option<Pipeline> {
         let k = self.k;
         let stmts = &k.blocks[body].stmts;
         let first = stmts
@@ -588,9 +593,7 @@ impl<'a> Pass<'a> {
                 let (roots, range, slot) = self.resolve_value(vd.base, depth + 1)?;
                 match &vd.kind {
                     ViewKind::Range { lo, hi } => match (range, &slot) {
-                        (Some((base, _)), _) => {
-                            Some((roots, Some((base + lo, base + hi)), slot))
-                        }
+                        (Some((base, _)), _) => Some((roots, Some((base + lo, base + hi)), slot)),
                         (None, Some(_)) => Some((roots, Some((*lo, *hi)), slot)),
                         (None, None) => Some((roots, None, None)),
                     },
@@ -787,13 +790,11 @@ impl<'a> Pass<'a> {
                 if inst[e].2 != 0 || inst[l].2 != 1 {
                     continue;
                 }
-                let conflict = inst[e].0.accesses.iter().any(|x| {
-                    inst[l]
-                        .0
-                        .accesses
-                        .iter()
-                        .any(|y| conflicts(x, y, None))
-                });
+                let conflict = inst[e]
+                    .0
+                    .accesses
+                    .iter()
+                    .any(|x| inst[l].0.accesses.iter().any(|y| conflicts(x, y, None)));
                 if !conflict {
                     continue;
                 }
@@ -810,7 +811,13 @@ impl<'a> Pass<'a> {
         true
     }
 
-    fn emit_prelude(&mut self, p: &Pipeline, block: BlockId, run: (usize, usize), loc: Option<Loc>) {
+    fn emit_prelude(
+        &mut self,
+        p: &Pipeline,
+        block: BlockId,
+        run: (usize, usize),
+        loc: Option<Loc>,
+    ) {
         let k = self.k;
         let stmts = &k.blocks[block].stmts;
         let highs = stmts[run.0..run.1]
@@ -849,7 +856,13 @@ impl<'a> Pass<'a> {
         }
     }
 
-    fn emit_postlude(&mut self, p: &Pipeline, block: BlockId, run: (usize, usize), loc: Option<Loc>) {
+    fn emit_postlude(
+        &mut self,
+        p: &Pipeline,
+        block: BlockId,
+        run: (usize, usize),
+        loc: Option<Loc>,
+    ) {
         let k = self.k;
         let stmts = &k.blocks[block].stmts;
         let lows = stmts[run.0..run.1]
@@ -887,10 +900,13 @@ impl<'a> Pass<'a> {
     fn ensure_prio(&mut self, block: BlockId, run: (usize, usize), prio: u8) {
         let k = self.k;
         let stmts = &k.blocks[block].stmts;
-        let last = stmts[run.0..run.1].iter().rev().find_map(|&s| match k.stmts[s].kind {
-            StmtKind::Sync(SyncOp::SetPrio { prio }) => Some(prio),
-            _ => None,
-        });
+        let last = stmts[run.0..run.1]
+            .iter()
+            .rev()
+            .find_map(|&s| match k.stmts[s].kind {
+                StmtKind::Sync(SyncOp::SetPrio { prio }) => Some(prio),
+                _ => None,
+            });
         if last != Some(prio) {
             self.push(
                 ProgramPoint {
@@ -974,7 +990,10 @@ impl<'a> Pass<'a> {
                         }
                     }
                     let is_wall = |i: usize| {
-                        matches!(k.stmts[stmts[i]].kind, StmtKind::Sync(SyncOp::SchedBarrier { .. }))
+                        matches!(
+                            k.stmts[stmts[i]].kind,
+                            StmtKind::Sync(SyncOp::SchedBarrier { .. })
+                        )
                     };
                     if j == run.0 || !is_wall(j - 1) {
                         self.push(at(j), wall.clone());
@@ -1023,12 +1042,12 @@ impl<'a> Pass<'a> {
         // only widens the windows (a pair closer than the gap is within the first round).
         let period = slot_period(p);
         // Instances: loop: e in one period, l up to n * period + g later; flat: every pair.
-        let (e_range, max_l, slot_of): (usize, usize, Box<dyn Fn(usize) -> usize>) =
-            if p.is_loop() {
-                (n, n * period + g, Box::new(move |x| (x + 1) % n))
-            } else {
-                (n, n, Box::new(|x| x + 1))
-            };
+        let (e_range, max_l, slot_of): (usize, usize, Box<dyn Fn(usize) -> usize>) = if p.is_loop()
+        {
+            (n, n * period + g, Box::new(move |x| (x + 1) % n))
+        } else {
+            (n, n, Box::new(|x| x + 1))
+        };
         let mut seen_err: BTreeSet<(usize, usize)> = BTreeSet::new();
         for e in 0..e_range {
             let l_end = if p.is_loop() { e + max_l } else { n - 1 };
@@ -1129,10 +1148,14 @@ impl<'a> Pass<'a> {
                 pre.insert((s + 1) % n);
             }
         }
-        needs.sort_by(|a, b| a.window.len().cmp(&b.window.len()));
+        needs.sort_by_key(|a| a.window.len());
         let mut chosen: BTreeSet<usize> = BTreeSet::new();
         for nd in &needs {
-            if nd.window.iter().any(|s| pre.contains(s) || chosen.contains(s)) {
+            if nd
+                .window
+                .iter()
+                .any(|s| pre.contains(s) || chosen.contains(s))
+            {
                 continue;
             }
             if let Some(&s) = nd.window.last() {
@@ -1142,9 +1165,11 @@ impl<'a> Pass<'a> {
         // Drop fences the others make redundant.
         for s in chosen.clone() {
             chosen.remove(&s);
-            let ok = needs
-                .iter()
-                .all(|nd| nd.window.iter().any(|x| pre.contains(x) || chosen.contains(x)));
+            let ok = needs.iter().all(|nd| {
+                nd.window
+                    .iter()
+                    .any(|x| pre.contains(x) || chosen.contains(x))
+            });
             if !ok {
                 chosen.insert(s);
             }
@@ -1182,7 +1207,8 @@ impl<'a> Pass<'a> {
             }
             let joined_before = n > 0 && {
                 let prev = &pipes[n - 1];
-                only_syncs(prev.span.1 + 1, start) && self.flat_merge(prev, p, prev.span.1 + 1, start)
+                only_syncs(prev.span.1 + 1, start)
+                    && self.flat_merge(prev, p, prev.span.1 + 1, start)
             };
             let joined_after = n + 1 < pipes.len() && {
                 let next = &pipes[n + 1];
@@ -1214,12 +1240,10 @@ impl<'a> Pass<'a> {
     fn flat_merge(&self, a: &Pipeline, b: &Pipeline, from: usize, to: usize) -> bool {
         let k = self.k;
         let stmts = &k.blocks[a.block].stmts;
-        if stmts[from..to].iter().any(|&s| {
-            matches!(
-                k.stmts[s].kind,
-                StmtKind::Sync(SyncOp::CondBarrier { .. })
-            )
-        }) {
+        if stmts[from..to]
+            .iter()
+            .any(|&s| matches!(k.stmts[s].kind, StmtKind::Sync(SyncOp::CondBarrier { .. })))
+        {
             return false;
         }
         let merged = self.merged_flat(a, b);
@@ -1277,7 +1301,8 @@ impl<'a> Pass<'a> {
         match bar {
             Some(j) => {
                 if fence {
-                    if let StmtKind::Sync(SyncOp::Barrier { fence: false, .. }) = k.stmts[stmts[j]].kind
+                    if let StmtKind::Sync(SyncOp::Barrier { fence: false, .. }) =
+                        k.stmts[stmts[j]].kind
                     {
                         self.upgrades.push(stmts[j]);
                     }
@@ -1339,7 +1364,9 @@ fn conflicts(x: &Access, y: &Access, shift: Option<(ValueId, i64)>) -> bool {
         }
     }
     match (&x.slot, &y.slot) {
-        (Some(sx), Some(sy)) if sx.count == sy.count && sx.size == sy.size && sx.base == sy.base => {
+        (Some(sx), Some(sy))
+            if sx.count == sy.count && sx.size == sy.size && sx.base == sy.base =>
+        {
             let same = slot_same(sx, sy, shift);
             if same == Some(false) {
                 return false;

@@ -32,16 +32,26 @@ fn ok(src: &str) -> String {
     assert!(
         !rep.has_errors(),
         "unexpected errors: {:?}",
-        rep.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+        rep.diagnostics
+            .iter()
+            .map(|d| &d.message)
+            .collect::<Vec<_>>()
     );
     let text = syncopt_ir::print_kernel(&k);
     oracle::check(&k, t).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert!(syncopt_verify::verify(&k, t).is_ok(), "verifier rejects:\n{text}");
+    assert!(
+        syncopt_verify::verify(&k, t).is_ok(),
+        "verifier rejects:\n{text}"
+    );
     // Idempotent: converting the printed result again changes nothing.
     let again = format!("target {}\n{text}", t.name());
     let (k2, _, rep2) = convert(&again);
     assert!(!rep2.has_errors());
-    assert_eq!(syncopt_ir::print_kernel(&k2), text, "second insert changed the output");
+    assert_eq!(
+        syncopt_ir::print_kernel(&k2),
+        text,
+        "second insert changed the output"
+    );
     // Deterministic.
     let (k3, _, _) = convert(src);
     assert_eq!(syncopt_ir::print_kernel(&k3), text);
@@ -72,7 +82,11 @@ fn fences(k: &Kernel) -> Vec<syncopt_ir::StmtId> {
 /// Converts `src`, which must fail; returns the rendered errors.
 fn errors(src: &str) -> String {
     let (k, _, rep) = convert(src);
-    assert!(rep.has_errors(), "expected an error:\n{}", syncopt_ir::print_kernel(&k));
+    assert!(
+        rep.has_errors(),
+        "expected an error:\n{}",
+        syncopt_ir::print_kernel(&k)
+    );
     rep.diagnostics
         .iter()
         .filter(|d| d.is_error())
@@ -391,7 +405,8 @@ kernel @g2(%n) waves 8 {
 
 #[test]
 fn phase_gap_two_hazard_at_the_gap_is_an_error() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @g2(%n) waves 8 {
   %A = buffer workgroup 4096
   for %k = 0 to %n {
@@ -405,7 +420,8 @@ kernel @g2(%n) waves 8 {
     op \"mfma\"
   }
 }
-");
+",
+    );
     assert!(e.contains("stage 0 and stage 2"), "{e}");
 }
 
@@ -464,8 +480,14 @@ kernel @f(%n) waves 8 {
   }
 }
 ");
-    assert!(out.contains("  for %i = 0 to %n {\n    wait lgkmcnt(0)\n    cond_barrier high\n"), "{out}");
-    assert!(out.contains("    stage.end\n    cond_barrier low\n  }"), "{out}");
+    assert!(
+        out.contains("  for %i = 0 to %n {\n    wait lgkmcnt(0)\n    cond_barrier high\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    stage.end\n    cond_barrier low\n  }"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -491,7 +513,10 @@ kernel @b2b(%n, %m) waves 8 {
     let out = ok(src);
     assert_eq!(count(&out, "cond_barrier high"), 1, "{out}");
     assert_eq!(count(&out, "cond_barrier low"), 1, "{out}");
-    assert!(out.contains("  }\n  for %j"), "nothing between the loops:\n{out}");
+    assert!(
+        out.contains("  }\n  for %j"),
+        "nothing between the loops:\n{out}"
+    );
 }
 
 #[test]
@@ -522,7 +547,10 @@ kernel @b2b(%n, %m) waves 8 {
     let out = syncopt_ir::print_kernel(&k);
     assert_eq!(count(&out, "cond_barrier high"), 2, "{out}");
     assert_eq!(count(&out, "cond_barrier low"), 2, "{out}");
-    assert!(out.contains("  }\n  cond_barrier low\n  wait lgkmcnt(0)\n  cond_barrier high\n  for %j"), "{out}");
+    assert!(
+        out.contains("  }\n  cond_barrier low\n  wait lgkmcnt(0)\n  cond_barrier high\n  for %j"),
+        "{out}"
+    );
     // Dropping the pair would race: the oracle agrees.
     let mut merged = k.clone();
     let mut drop = Vec::new();
@@ -532,15 +560,17 @@ kernel @b2b(%n, %m) waves 8 {
             StmtKind::Sync(SyncOp::CondBarrier { .. }) if !seen_low => {
                 if matches!(
                     merged.stmts[s].kind,
-                    StmtKind::Sync(SyncOp::CondBarrier { group: syncopt_ir::Group::Low })
+                    StmtKind::Sync(SyncOp::CondBarrier {
+                        group: syncopt_ir::Group::Low
+                    })
                 ) {
                     seen_low = true;
                     drop.push(s);
                 }
             }
-            StmtKind::Sync(SyncOp::CondBarrier { group: syncopt_ir::Group::High }) if seen_low => {
-                drop.push(s)
-            }
+            StmtKind::Sync(SyncOp::CondBarrier {
+                group: syncopt_ir::Group::High,
+            }) if seen_low => drop.push(s),
             _ => {}
         }
     }
@@ -571,7 +601,11 @@ kernel @f() waves 8 {
     assert_eq!(count(&out, "cond_barrier high"), 1, "{out}");
     assert_eq!(count(&out, "cond_barrier low"), 1, "{out}");
     // The junction is one boundary; the write three stages before the read needs one fence.
-    assert_eq!(count(&out, "barrier") + count(&out, "barrier exec"), 3, "{out}");
+    assert_eq!(
+        count(&out, "barrier") + count(&out, "barrier exec"),
+        3,
+        "{out}"
+    );
     assert_eq!(count(&out, "barrier"), 1, "{out}");
 }
 
@@ -640,7 +674,10 @@ kernel @u(%n) waves 8 {
   }
 }
 ");
-    assert!(out.contains("    wait lgkmcnt(1)\n    sched_barrier 0\n    barrier\n"), "{out}");
+    assert!(
+        out.contains("    wait lgkmcnt(1)\n    sched_barrier 0\n    barrier\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -666,9 +703,17 @@ kernel @u(%n) waves 8 {
 }
 ";
     let out = ok(&src.replace("    FENCE\n", ""));
-    assert_eq!(boundary_kinds(&out), ["exec", "fence", "exec", "fence", "exec"], "{out}");
+    assert_eq!(
+        boundary_kinds(&out),
+        ["exec", "fence", "exec", "fence", "exec"],
+        "{out}"
+    );
     let out = ok(&src.replace("FENCE", "barrier"));
-    assert_eq!(boundary_kinds(&out), ["fence", "exec", "exec", "fence", "exec"], "{out}");
+    assert_eq!(
+        boundary_kinds(&out),
+        ["fence", "exec", "exec", "fence", "exec"],
+        "{out}"
+    );
 }
 
 #[test]
@@ -689,8 +734,15 @@ kernel @n(%n, %m) waves 8 {
   }
 }
 ");
-    assert!(out.contains("  for %o = 0 to %m {\n    wait lgkmcnt(0)\n    cond_barrier high\n"), "{out}");
-    assert_eq!(boundary_kinds(&out), ["fence", "exec", "fence", "exec"], "{out}");
+    assert!(
+        out.contains("  for %o = 0 to %m {\n    wait lgkmcnt(0)\n    cond_barrier high\n"),
+        "{out}"
+    );
+    assert_eq!(
+        boundary_kinds(&out),
+        ["fence", "exec", "fence", "exec"],
+        "{out}"
+    );
 }
 
 #[test]
@@ -714,7 +766,8 @@ kernel @o(%n) waves 8 {
 
 #[test]
 fn error_loop_inside_a_stage() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   for %k = 0 to %n {
     stage
@@ -725,34 +778,46 @@ kernel @e(%n) waves 8 {
     op \"mfma\"
   }
 }
-");
+",
+    );
     assert!(e.contains("t.sk:5:5: error: loop inside stage 0"), "{e}");
 }
 
 #[test]
 fn error_fewer_than_two_stages() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   for %k = 0 to %n {
     stage
     op \"mfma\"
   }
 }
-");
-    assert!(e.contains("t.sk:4:5: error: a warp pipeline needs at least two stages"), "{e}");
-    let e = errors("target gfx950
+",
+    );
+    assert!(
+        e.contains("t.sk:4:5: error: a warp pipeline needs at least two stages"),
+        "{e}"
+    );
+    let e = errors(
+        "target gfx950
 kernel @e() waves 8 {
   stage
   op \"mfma\"
   stage.end
 }
-");
-    assert!(e.contains("t.sk:3:3: error: a warp pipeline needs at least two stages"), "{e}");
+",
+    );
+    assert!(
+        e.contains("t.sk:3:3: error: a warp pipeline needs at least two stages"),
+        "{e}"
+    );
 }
 
 #[test]
 fn error_op_before_the_first_marker() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   for %k = 0 to %n {
     op \"mfma\"
@@ -762,37 +827,52 @@ kernel @e(%n) waves 8 {
     op \"mfma\"
   }
 }
-");
-    assert!(e.contains("t.sk:4:5: error: unexpected statement before the first stage marker"), "{e}");
+",
+    );
+    assert!(
+        e.contains("t.sk:4:5: error: unexpected statement before the first stage marker"),
+        "{e}"
+    );
 }
 
 #[test]
 fn error_stray_stage_end() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e() waves 8 {
   op \"mfma\"
   stage.end
 }
-");
-    assert!(e.contains("t.sk:4:3: error: 'stage.end' without a pipeline"), "{e}");
+",
+    );
+    assert!(
+        e.contains("t.sk:4:3: error: 'stage.end' without a pipeline"),
+        "{e}"
+    );
 }
 
 #[test]
 fn error_flat_pipeline_not_ended() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e() waves 8 {
   stage
   op \"mfma\"
   stage
   op \"mfma\"
 }
-");
-    assert!(e.contains("t.sk:3:3: error: flat warp pipeline is not ended"), "{e}");
+",
+    );
+    assert!(
+        e.contains("t.sk:3:3: error: flat warp pipeline is not ended"),
+        "{e}"
+    );
 }
 
 #[test]
 fn error_bad_gap() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   for %k = 0 to %n {
     stage gap 3
@@ -801,9 +881,11 @@ kernel @e(%n) waves 8 {
     op \"mfma\"
   }
 }
-");
+",
+    );
     assert!(e.contains("t.sk:4:5: error: phase gap 3"), "{e}");
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   for %k = 0 to %n {
     stage
@@ -812,13 +894,18 @@ kernel @e(%n) waves 8 {
     op \"mfma\"
   }
 }
-");
-    assert!(e.contains("t.sk:6:5: error: a phase gap is given only on the first stage"), "{e}");
+",
+    );
+    assert!(
+        e.contains("t.sk:6:5: error: a phase gap is given only on the first stage"),
+        "{e}"
+    );
 }
 
 #[test]
 fn error_gap_two_on_flat() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e() waves 8 {
   stage gap 2
   op \"mfma\"
@@ -826,21 +913,29 @@ kernel @e() waves 8 {
   op \"mfma\"
   stage.end
 }
-");
-    assert!(e.contains("t.sk:3:3: error: phase gap 2 on a flat pipeline"), "{e}");
+",
+    );
+    assert!(
+        e.contains("t.sk:3:3: error: phase gap 2 on a flat pipeline"),
+        "{e}"
+    );
 }
 
 #[test]
 fn error_target_without_warp_pipelining() {
     for t in ["gfx1200", "sm_80", "sm_90"] {
         let e = errors(&WP1.replace("gfx950", t));
-        assert!(e.contains("t.sk:4:5: error: warp-pipeline stages are not supported"), "{e}");
+        assert!(
+            e.contains("t.sk:4:5: error: warp-pipeline stages are not supported"),
+            "{e}"
+        );
     }
 }
 
 #[test]
 fn error_adjacent_cross_group_hazard() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   %A = buffer workgroup 4096
   for %k = 0 to %n {
@@ -850,11 +945,16 @@ kernel @e(%n) waves 8 {
     op \"ds_read\" read %A
   }
 }
-");
-    assert!(e.contains("cross-group hazard between stage 0 and stage 1"), "{e}");
+",
+    );
+    assert!(
+        e.contains("cross-group hazard between stage 0 and stage 1"),
+        "{e}"
+    );
     assert!(e.contains("t.sk:6:19: error:"), "{e}");
     // Around the ring too: the last stage against the first of the next iteration.
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   %A = buffer workgroup 4096
   for %k = 0 to %n {
@@ -866,8 +966,12 @@ kernel @e(%n) waves 8 {
     op \"ds_write\" write %A
   }
 }
-");
-    assert!(e.contains("cross-group hazard between stage 2 and stage 0"), "{e}");
+",
+    );
+    assert!(
+        e.contains("cross-group hazard between stage 2 and stage 0"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -894,7 +998,8 @@ kernel @m(%n) waves 8 {
 
 #[test]
 fn error_hazard_inside_one_stage() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   %A = buffer workgroup 4096
   for %k = 0 to %n {
@@ -905,13 +1010,15 @@ kernel @e(%n) waves 8 {
     op \"mfma\"
   }
 }
-");
+",
+    );
     assert!(e.contains("accesses in stage 0 conflict"), "{e}");
 }
 
 #[test]
 fn error_barrier_inside_a_stage_and_double_barrier() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   for %k = 0 to %n {
     stage
@@ -921,9 +1028,11 @@ kernel @e(%n) waves 8 {
     op \"mfma\"
   }
 }
-");
+",
+    );
     assert!(e.contains("t.sk:5:5: error: barrier inside stage 0"), "{e}");
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n) waves 8 {
   for %k = 0 to %n {
     stage
@@ -934,13 +1043,18 @@ kernel @e(%n) waves 8 {
     op \"mfma\"
   }
 }
-");
-    assert!(e.contains("t.sk:7:5: error: two barriers at the boundary"), "{e}");
+",
+    );
+    assert!(
+        e.contains("t.sk:7:5: error: two barriers at the boundary"),
+        "{e}"
+    );
 }
 
 #[test]
 fn error_stage_marker_in_an_if() {
-    let e = errors("target gfx950
+    let e = errors(
+        "target gfx950
 kernel @e(%n, %c) waves 8 {
   for %k = 0 to %n {
     stage
@@ -952,13 +1066,18 @@ kernel @e(%n, %c) waves 8 {
     op \"mfma\"
   }
 }
-");
-    assert!(e.contains("t.sk:6:7: error: stage marker nested inside a stage"), "{e}");
+",
+    );
+    assert!(
+        e.contains("t.sk:6:7: error: stage marker nested inside a stage"),
+        "{e}"
+    );
 }
 
 #[test]
 fn kernels_without_stages_are_untouched() {
-    let (k, t) = parse_one("target gfx950
+    let (k, t) = parse_one(
+        "target gfx950
 kernel @plain(%n) waves 8 {
   %A = buffer workgroup 4096
   for %k = 0 to %n {
@@ -966,7 +1085,8 @@ kernel @plain(%n) waves 8 {
     op \"ds_read\" read %A
   }
 }
-");
+",
+    );
     let before = syncopt_ir::print_kernel(&k);
     let mut k2 = k.clone();
     let rep = run(&mut k2, t, &InsertOptions::default());

@@ -147,7 +147,8 @@ fn campaign(seeds: std::ops::Range<u64>) -> (usize, usize) {
             bad += 1;
             for d in &rep.diagnostics {
                 assert!(
-                    d.message.contains("cross-group hazard") || d.message.contains("conflict with each other"),
+                    d.message.contains("cross-group hazard")
+                        || d.message.contains("conflict with each other"),
                     "seed {seed}: unexpected error {}\n{}",
                     d.message,
                     case.src
@@ -165,11 +166,18 @@ fn campaign(seeds: std::ops::Range<u64>) -> (usize, usize) {
         if let Err(e) = oracle::check(&k, t) {
             panic!("seed {seed}: {e}\n{}\n{text}", case.src);
         }
-        assert!(syncopt_verify::verify(&k, t).is_ok(), "seed {seed}: verifier rejects\n{text}");
+        assert!(
+            syncopt_verify::verify(&k, t).is_ok(),
+            "seed {seed}: verifier rejects\n{text}"
+        );
         let mut k2 = kernel(&format!("target {}\n{text}", t.name()));
         let rep2 = syncopt_warp_pipeline::run(&mut k2, t, &InsertOptions::default());
         assert!(!rep2.has_errors());
-        assert_eq!(syncopt_ir::print_kernel(&k2), text, "seed {seed}: not idempotent");
+        assert_eq!(
+            syncopt_ir::print_kernel(&k2),
+            text,
+            "seed {seed}: not idempotent"
+        );
         let given = fences(&input);
         for s in fences(&k).into_iter().filter(|s| !given.contains(s)) {
             let mut weak = k.clone();

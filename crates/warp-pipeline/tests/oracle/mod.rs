@@ -91,10 +91,8 @@ impl Runner<'_> {
                         }
                         self.out.push(Ev::Arrive);
                     }
-                    SyncOp::CondBarrier { group } => {
-                        if (*group == Group::High) == self.high {
-                            self.out.push(Ev::Arrive);
-                        }
+                    SyncOp::CondBarrier { group } if (*group == Group::High) == self.high => {
+                        self.out.push(Ev::Arrive);
                     }
                     SyncOp::CounterWait { counter, n: 0 }
                         if Some(*counter) == self.target.info().lds_counter =>
