@@ -278,7 +278,8 @@ impl ForData {
     pub fn trips(&self) -> Trips {
         if let (Bound::Const(lo), Bound::Const(hi)) = (self.lo, self.hi) {
             let n = if self.step > 0 && hi > lo {
-                ((hi - lo) as u64).div_ceil(self.step as u64)
+                // i128: `hi - lo` overflows i64 for extreme (parsed) bounds.
+                (((hi as i128 - lo as i128) as u128).div_ceil(self.step as u128)) as u64
             } else {
                 0
             };
@@ -461,15 +462,15 @@ impl Kernel {
     pub fn static_root(&self, v: ValueId) -> Option<(BufferId, u64)> {
         match self.values[v].kind {
             ValueKind::Buffer(b) => match self.buffers[b].placement {
-                Placement::At { base, offset } => {
-                    self.static_root(base).map(|(r, o)| (r, o + offset))
-                }
+                Placement::At { base, offset } => self
+                    .static_root(base)
+                    .map(|(r, o)| (r, o.saturating_add(offset))),
                 _ => Some((b, 0)),
             },
             ValueKind::View(view) => match &self.views[view].kind {
                 ViewKind::Range { lo, .. } => self
                     .static_root(self.views[view].base)
-                    .map(|(r, o)| (r, o + lo)),
+                    .map(|(r, o)| (r, o.saturating_add(*lo))),
                 ViewKind::Slot { .. } => None,
             },
             _ => None,
@@ -481,7 +482,7 @@ impl Kernel {
         match self.values[v].kind {
             ValueKind::Buffer(b) => Some(self.buffers[b].size),
             ValueKind::View(view) => match &self.views[view].kind {
-                ViewKind::Range { lo, hi } => Some(hi - lo),
+                ViewKind::Range { lo, hi } => Some(hi.saturating_sub(*lo)),
                 ViewKind::Slot { count, .. } => self
                     .static_size(self.views[view].base)
                     .map(|s| s / (*count as u64).max(1)),

@@ -40,6 +40,7 @@ pub fn parse_file(src: &str) -> Vec<Result<Module, Diagnostic>> {
             scopes: Vec::new(),
             kernel: None,
             pending: Vec::new(),
+            depth: 0,
         };
         let res = p.module();
         if let Ok(m) = &res {
@@ -75,7 +76,12 @@ struct Parser {
     kernel: Option<Kernel>,
     /// Comments read but not yet attached to the next item.
     pending: Vec<String>,
+    /// Open blocks and parentheses: bounded, so hostile input cannot overflow the stack.
+    depth: u32,
 }
+
+/// Deepest nesting of blocks and parentheses accepted; real kernels nest a handful deep.
+pub const MAX_NESTING: u32 = 100;
 
 impl Parser {
     fn peek(&mut self) -> &Tok {
@@ -359,13 +365,20 @@ impl Parser {
         }
         let body = self.k().body;
         self.block_contents(body)?;
+        if let Some(yl) = self.k().blocks[body].yield_loc {
+            return Err(Diagnostic::error(
+                Some(yl),
+                "'yield' outside a loop or an if: the kernel body has nothing to yield to",
+            ));
+        }
         self.scopes.clear();
         Ok(self.kernel.take().expect("kernel"))
     }
 
     /// Parses `{ stmt* [yield ...] }` into an existing block, in a new scope.
     fn block_contents(&mut self, block: BlockId) -> PResult<()> {
-        self.expect_punct("{")?;
+        let open = self.expect_punct("{")?;
+        self.enter(open)?;
         self.scopes.push(HashMap::new());
         loop {
             if self.is_punct("}") {
@@ -400,6 +413,18 @@ impl Parser {
             self.stmt(block)?;
         }
         self.scopes.pop();
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn enter(&mut self, loc: Loc) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(Diagnostic::error(
+                Some(loc),
+                format!("nesting deeper than {MAX_NESTING} levels"),
+            ));
+        }
         Ok(())
     }
 
@@ -991,8 +1016,10 @@ impl Parser {
             }
             Tok::Punct("(") => {
                 self.bump();
+                self.enter(loc)?;
                 let e = self.expr()?;
                 self.expect_punct(")")?;
+                self.depth -= 1;
                 Ok(e)
             }
             _ => self.err("an integer, 'tid', '%name' or '('"),

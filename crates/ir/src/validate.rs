@@ -10,13 +10,13 @@ pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
     for b in k.buffers.values() {
         if let Placement::At { base, offset } = b.placement {
             if let Some(size) = k.static_size(base) {
-                if offset + b.size > size {
+                if offset.saturating_add(b.size) > size {
                     diags.push(Diagnostic::error(
                         k.values[b.value].loc,
                         format!(
                             "'%{}' is placed at bytes [{offset}:{}] of '%{}', which has only {size} bytes",
                             k.values[b.value].name,
-                            offset + b.size,
+                            offset.saturating_add(b.size),
                             k.values[base].name
                         ),
                     ));
