@@ -35,8 +35,16 @@ fn mb_per_s(bytes: usize, d: Duration) -> f64 {
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` runs this once with few ops.
     let quick = !std::env::args().any(|a| a == "--bench");
-    let ops = if quick { 10_000 } else { env("SYNCOPT_BENCH_OPS", 1_000_000) };
-    let runs = if quick { 1 } else { env("SYNCOPT_BENCH_RUNS", 5).max(1) };
+    let ops = if quick {
+        10_000
+    } else {
+        env("SYNCOPT_BENCH_OPS", 1_000_000)
+    };
+    let runs = if quick {
+        1
+    } else {
+        env("SYNCOPT_BENCH_RUNS", 5).max(1)
+    };
     println!("parse_print: {ops} ops, best of {runs}");
     println!(
         "{:<11} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}",
@@ -50,7 +58,9 @@ fn main() {
             executable: false,
         };
         let (tg, text) = best(runs, || generate(&opts));
-        let (tp, file) = best(runs, || syncopt_ir::parse(&text).expect("generated text parses"));
+        let (tp, file) = best(runs, || {
+            syncopt_ir::parse(&text).expect("generated text parses")
+        });
         let (tw, printed) = best(runs, || syncopt_ir::print_file(&file));
         // The generator writes canonical text: printing gives it back byte for byte.
         assert_eq!(printed, text, "print(parse(gen)) differs from gen");
