@@ -46,6 +46,10 @@ pub struct Region {
     pub range: Option<(u64, u64)>,
     /// When the range is one loop-selected slot of `range`.
     pub slot: Option<SlotInfo>,
+    /// Reached through loop-carried handle `index` of the loop `stmt` whose handles rotate
+    /// (the yields permute them) over pairwise disjoint initial values: in one iteration,
+    /// two different handles of that loop never denote the same memory.
+    pub handle: Option<(StmtId, usize)>,
 }
 
 /// Per-thread ownership: thread `tid` touches the 4-byte word at `base + 4 * expr(tid)`.
@@ -150,6 +154,7 @@ fn make_desc(k: &Kernel, mode: Mode, mut regions: Vec<Region>, sel: &Selector) -
             if let [Region {
                 range: Some((lo, _)),
                 slot: None,
+                handle: None,
                 ..
             }] = regions.as_slice()
             {
@@ -177,6 +182,15 @@ fn make_desc(k: &Kernel, mode: Mode, mut regions: Vec<Region>, sel: &Selector) -
     }
     if let Some(o) = &owner {
         note(&o.expr);
+    }
+    for r in &regions {
+        if let Some((st, _)) = r.handle {
+            if let StmtKind::For(f) = &k.stmts[st].kind {
+                if !ivs.contains(&f.iv) {
+                    ivs.push(f.iv);
+                }
+            }
+        }
     }
     ivs.sort();
     Desc {
@@ -262,6 +276,11 @@ fn desc_conflict(a: &Desc, a_carried: bool, b: &Desc) -> bool {
                 continue;
             }
             if exact {
+                if let (Some((l1, h1)), Some((l2, h2))) = (r1.handle, r2.handle) {
+                    if l1 == l2 && h1 != h2 {
+                        continue;
+                    }
+                }
                 if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
                     if s1.lo == s2.lo
                         && s1.size == s2.size
@@ -343,11 +362,13 @@ impl<'k> Resolver<'k> {
                 root,
                 range: Some((0, d.size)),
                 slot: None,
+                handle: None,
             }],
             Placement::Aliases(_) => vec![Region {
                 root,
                 range: None,
                 slot: None,
+                handle: None,
             }],
             Placement::At { base, offset } => {
                 let base_r = buffer_of(self.k, base)
@@ -364,6 +385,7 @@ impl<'k> Resolver<'k> {
                     root,
                     range: start.map(|s| (s, s + d.size)),
                     slot: None,
+                    handle: None,
                 }]
             }
         }
@@ -411,16 +433,31 @@ impl<'k> Resolver<'k> {
             ValueKind::IterArg { stmt, index } => {
                 let mut out = Vec::new();
                 if let StmtKind::For(f) = &k.stmts[stmt].kind {
-                    if let Some((_, init)) = f.iter_args.get(index) {
-                        out.extend(self.regions(*init));
+                    match self.rotation(stmt, f) {
+                        Some(orbit_of) => {
+                            // The handle takes the initial values of its orbit in turn.
+                            for &m in &orbit_of[index] {
+                                for mut r in self.regions(f.iter_args[m].1) {
+                                    r.slot = None;
+                                    r.handle = Some((stmt, index));
+                                    out.push(r);
+                                }
+                            }
+                        }
+                        None => {
+                            if let Some((_, init)) = f.iter_args.get(index) {
+                                out.extend(self.regions(*init));
+                            }
+                            if let Some(y) = k.blocks[f.body].yields.get(index) {
+                                out.extend(self.regions(*y));
+                            }
+                            // A handle changes between iterations: no slot refinement carries.
+                            for r in &mut out {
+                                r.slot = None;
+                                r.handle = None;
+                            }
+                        }
                     }
-                    if let Some(y) = k.blocks[f.body].yields.get(index) {
-                        out.extend(self.regions(*y));
-                    }
-                }
-                // A handle changes between iterations: slot refinements do not carry over.
-                for r in &mut out {
-                    r.slot = None;
                 }
                 out
             }
@@ -466,6 +503,58 @@ impl<'k> Resolver<'k> {
             self.memo.insert(v, dedup.clone());
         }
         dedup
+    }
+}
+
+impl Resolver<'_> {
+    /// When the yields of loop `stmt` permute its handles and the initial values are pairwise
+    /// disjoint: for each handle, the indices of the initial values it takes.
+    fn rotation(&mut self, stmt: StmtId, f: &syncopt_ir::ForData) -> Option<Vec<Vec<usize>>> {
+        let k = self.k;
+        let n = f.iter_args.len();
+        let yields = &k.blocks[f.body].yields;
+        if n < 2 || yields.len() != n {
+            return None;
+        }
+        let mut sigma = vec![usize::MAX; n];
+        for (j, y) in yields.iter().enumerate() {
+            match k.values[*y].kind {
+                ValueKind::IterArg { stmt: s2, index } if s2 == stmt && index < n => sigma[j] = index,
+                _ => return None,
+            }
+        }
+        let mut seen = vec![false; n];
+        for &x in &sigma {
+            if seen[x] {
+                return None;
+            }
+            seen[x] = true;
+        }
+        let inits: Vec<Vec<Region>> = f.iter_args.iter().map(|(_, v)| self.regions(*v)).collect();
+        for a in 0..n {
+            for b in a + 1..n {
+                for r1 in &inits[a] {
+                    for r2 in &inits[b] {
+                        if r1.root == r2.root && overlap(r1.range, r2.range) {
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+        Some(
+            (0..n)
+                .map(|j| {
+                    let mut orbit = vec![j];
+                    let mut x = sigma[j];
+                    while x != j && orbit.len() <= n {
+                        orbit.push(x);
+                        x = sigma[x];
+                    }
+                    orbit
+                })
+                .collect(),
+        )
     }
 }
 
