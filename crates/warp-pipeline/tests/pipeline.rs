@@ -65,6 +65,10 @@ fn ok(src: &str) -> String {
             oracle::check(&bad, t).is_err(),
             "fence {s:?} is not needed:\n{text}"
         );
+        assert!(
+            !syncopt_verify::verify(&bad, t).is_ok(),
+            "the verifier accepts fence {s:?} downgraded:\n{text}"
+        );
     }
     text
 }
