@@ -161,7 +161,8 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diagnostic> {
                         return Err(Diagnostic::error(
                             Some(Loc {
                                 line,
-                                col: col + (j - i) as u32,
+                                // Columns count characters, and the string may hold non-ASCII.
+                                col: col + src[i..j].chars().count() as u32,
                             }),
                             "escapes are not allowed in op names",
                         ));

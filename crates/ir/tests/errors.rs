@@ -605,3 +605,11 @@ fn duplicate_definition_notes_the_first() {
     assert_eq!(d.notes[0].0.unwrap().to_string(), "4:3");
     assert!(d.notes[0].1.contains("previous definition"));
 }
+
+// Found by the fuzz test: the column of an escape counted bytes, not characters.
+err_test!(
+    escape_column_after_unicode,
+    k("op \"\u{00e9}\u{00e9}\\n\""),
+    "4:9",
+    "escapes are not allowed in op names"
+);
