@@ -49,7 +49,8 @@ pub struct Region {
     /// Reached through loop-carried handle `index` of the loop `stmt` whose handles rotate
     /// (the yields permute them) over pairwise disjoint initial values: in one iteration,
     /// two different handles of that loop never denote the same memory.
-    pub handle: Option<(StmtId, usize)>,
+    /// `(loop, handle index, index of the handle it takes next iteration from)`.
+    pub handle: Option<(StmtId, usize, usize)>,
 }
 
 /// Per-thread ownership: thread `tid` touches the 4-byte word at `base + 4 * expr(tid)`.
@@ -69,6 +70,8 @@ pub struct Desc {
     /// crosses a back edge or exit of one of their loops it is "carried" and compared
     /// conservatively.
     pub ivs: Vec<ValueId>,
+    /// Step of each loop of `ivs`, in the same order.
+    pub steps: Vec<i64>,
 }
 
 /// One static access: an effect of an op on workgroup memory.
@@ -92,6 +95,12 @@ pub struct Accesses {
 impl Accesses {
     /// Collects the workgroup accesses of every op reachable from the kernel body.
     pub fn collect(k: &Kernel) -> Accesses {
+        Self::collect_with_threads(k, None)
+    }
+
+    /// Like `collect`, knowing the workgroup has `threads` threads: a word index affine in
+    /// `tid` alone then touches a known byte range.
+    pub fn collect_with_threads(k: &Kernel, threads: Option<u64>) -> Accesses {
         let mut r = Resolver::new(k);
         let mut out = Accesses {
             by_stmt: vec![Vec::new(); k.stmts.len()],
@@ -115,7 +124,7 @@ impl Accesses {
                     AccessKind::Write => Mode::Write,
                     AccessKind::Atomic => Mode::Atomic,
                 };
-                let desc = make_desc(k, mode, regions, &e.mem.sel);
+                let desc = make_desc(k, mode, regions, &e.mem.sel, threads);
                 let n = intern.len() as u32;
                 let id = *intern.entry(desc.clone()).or_insert_with(|| {
                     out.descs.push(desc);
@@ -134,14 +143,21 @@ impl Accesses {
         out
     }
 
-    /// Whether an instance of `a` (crossed loop boundaries: `a_carried`) and a later instance
-    /// of `b` (same iteration of every loop `b` depends on unless `a_carried`) may conflict.
-    pub fn conflict(&self, a: u32, a_carried: bool, b: u32) -> bool {
+    /// Whether an instance of `a` and a later instance of `b` may conflict. `a_carried` says
+    /// how `a` relates to the iterations of the loops its addresses depend on: 0, the same
+    /// iteration as `b`; 1, exactly one iteration earlier of its only such loop; 2, unknown.
+    pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
         desc_conflict(&self.descs[a as usize], a_carried, &self.descs[b as usize])
     }
 }
 
-fn make_desc(k: &Kernel, mode: Mode, mut regions: Vec<Region>, sel: &Selector) -> Desc {
+fn make_desc(
+    k: &Kernel,
+    mode: Mode,
+    mut regions: Vec<Region>,
+    sel: &Selector,
+    threads: Option<u64>,
+) -> Desc {
     let mut owner = None;
     match sel {
         Selector::Whole => {}
@@ -162,6 +178,18 @@ fn make_desc(k: &Kernel, mode: Mode, mut regions: Vec<Region>, sel: &Selector) -
                     base: *lo,
                     expr: e.clone(),
                 });
+            }
+            // Words touched when the index depends on `tid` alone: [min, max] over threads.
+            if let (Some(t), true) = (threads, e.terms.iter().all(|(v, _)| *v == Var::Tid)) {
+                let a = e.coef(Var::Tid) as i128;
+                let c = e.constant as i128;
+                let hi_t = t.max(1) as i128 - 1;
+                let (w0, w1) = (c.min(c + a * hi_t), c.max(c + a * hi_t));
+                for r in &mut regions {
+                    if w0 >= 0 && w1 < (u64::MAX / 8) as i128 {
+                        narrow(r, 4 * w0 as u64, 4 * w1 as u64 + 4);
+                    }
+                }
             }
         }
     }
@@ -184,7 +212,7 @@ fn make_desc(k: &Kernel, mode: Mode, mut regions: Vec<Region>, sel: &Selector) -
         note(&o.expr);
     }
     for r in &regions {
-        if let Some((st, _)) = r.handle {
+        if let Some((st, _, _)) = r.handle {
             if let StmtKind::For(f) = &k.stmts[st].kind {
                 if !ivs.contains(&f.iv) {
                     ivs.push(f.iv);
@@ -193,11 +221,22 @@ fn make_desc(k: &Kernel, mode: Mode, mut regions: Vec<Region>, sel: &Selector) -
         }
     }
     ivs.sort();
+    let steps = ivs
+        .iter()
+        .map(|v| match k.values[*v].kind {
+            ValueKind::Iv(st) => match &k.stmts[st].kind {
+                StmtKind::For(f) => f.step,
+                _ => 0,
+            },
+            _ => 0,
+        })
+        .collect();
     Desc {
         mode,
         regions,
         owner,
         ivs,
+        steps,
     }
 }
 
@@ -243,13 +282,13 @@ fn same_terms_except_tid(a: &AffineExpr, b: &AffineExpr) -> bool {
 
 /// Whether per-thread ownership rules a conflict out: the two accesses touch the same word
 /// only from the same thread, or never overlap at all.
-fn owners_exclude(o1: &Owner, o2: &Owner) -> bool {
+fn owners_exclude(o1: &Owner, o2: &Owner, shift: i64) -> bool {
     let a = o1.expr.coef(Var::Tid);
     if a == 0 || a != o2.expr.coef(Var::Tid) || !same_terms_except_tid(&o1.expr, &o2.expr) {
         return false;
     }
     let p1 = o1.base as i128 + 4 * o1.expr.constant as i128;
-    let p2 = o2.base as i128 + 4 * o2.expr.constant as i128;
+    let p2 = o2.base as i128 + 4 * (o2.expr.constant as i128 + shift as i128);
     let diff = p2 - p1; // address1(t1) == address2(t2) + ... : 4a(t1 - t2) = diff
     let step = 4 * a as i128;
     // Any k != 0 with |step * k - diff| < 4 lets two different threads share a byte.
@@ -262,43 +301,71 @@ fn owners_exclude(o1: &Owner, o2: &Owner) -> bool {
     true
 }
 
-fn desc_conflict(a: &Desc, a_carried: bool, b: &Desc) -> bool {
+/// How much the value of `e` grows from one iteration to the next of the loop of `iv`.
+fn shift_of(e: &AffineExpr, iv: ValueId, step: i64) -> i64 {
+    e.coef(Var::Value(iv)).wrapping_mul(step)
+}
+
+fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
     if !a.mode.writes() && !b.mode.writes() {
         return false;
     }
     if a.mode == Mode::Atomic && b.mode == Mode::Atomic {
         return false;
     }
-    let exact = !a_carried;
+    // Iteration distance between the two instances, when known: 0, or 1 of a's only loop.
+    let dist: Option<(ValueId, i64)> = match a_carried {
+        0 => None,
+        1 if a.ivs.len() == 1 => Some((a.ivs[0], a.steps[0])),
+        _ => {
+            return conservative(a, b);
+        }
+    };
     for r1 in &a.regions {
         for r2 in &b.regions {
             if r1.root != r2.root || !overlap(r1.range, r2.range) {
                 continue;
             }
-            if exact {
-                if let (Some((l1, h1)), Some((l2, h2))) = (r1.handle, r2.handle) {
-                    if l1 == l2 && h1 != h2 {
+            if let (Some((l1, h1, _)), Some((l2, h2, next2))) = (r1.handle, r2.handle) {
+                if l1 == l2 && (if dist.is_none() { h1 != h2 } else { h1 != next2 }) {
+                    continue;
+                }
+            }
+            if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
+                if s1.lo == s2.lo
+                    && s1.size == s2.size
+                    && s1.count == s2.count
+                    && s1.index.terms == s2.index.terms
+                {
+                    let shift = dist.map_or(0, |(iv, st)| shift_of(&s2.index, iv, st));
+                    let diff = s1.index.constant - s2.index.constant - shift;
+                    if diff.rem_euclid(s1.count as i64) != 0 {
                         continue;
                     }
                 }
-                if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
-                    if s1.lo == s2.lo
-                        && s1.size == s2.size
-                        && s1.count == s2.count
-                        && s1.index.terms == s2.index.terms
-                        && (s1.index.constant - s2.index.constant).rem_euclid(s1.count as i64) != 0
-                    {
-                        continue;
-                    }
+            }
+            if let (Some(o1), Some(o2)) = (&a.owner, &b.owner) {
+                let shift = dist.map_or(0, |(iv, st)| shift_of(&o2.expr, iv, st));
+                if owners_exclude(o1, o2, shift) {
+                    continue;
                 }
+            }
+            return true;
+        }
+    }
+    false
+}
+
+/// At an unknown iteration distance, only facts that hold in every iteration apply.
+fn conservative(a: &Desc, b: &Desc) -> bool {
+    for r1 in &a.regions {
+        for r2 in &b.regions {
+            if r1.root != r2.root || !overlap(r1.range, r2.range) {
+                continue;
+            }
+            if a.ivs.is_empty() && b.ivs.is_empty() {
                 if let (Some(o1), Some(o2)) = (&a.owner, &b.owner) {
-                    if owners_exclude(o1, o2) {
-                        continue;
-                    }
-                }
-            } else if a.ivs.is_empty() {
-                if let (Some(o1), Some(o2)) = (&a.owner, &b.owner) {
-                    if b.ivs.is_empty() && owners_exclude(o1, o2) {
+                    if owners_exclude(o1, o2, 0) {
                         continue;
                     }
                 }
@@ -434,12 +501,12 @@ impl<'k> Resolver<'k> {
                 let mut out = Vec::new();
                 if let StmtKind::For(f) = &k.stmts[stmt].kind {
                     match self.rotation(stmt, f) {
-                        Some(orbit_of) => {
+                        Some((orbit_of, sigma_of)) => {
                             // The handle takes the initial values of its orbit in turn.
                             for &m in &orbit_of[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
                                     r.slot = None;
-                                    r.handle = Some((stmt, index));
+                                    r.handle = Some((stmt, index, sigma_of[index]));
                                     out.push(r);
                                 }
                             }
@@ -509,7 +576,12 @@ impl<'k> Resolver<'k> {
 impl Resolver<'_> {
     /// When the yields of loop `stmt` permute its handles and the initial values are pairwise
     /// disjoint: for each handle, the indices of the initial values it takes.
-    fn rotation(&mut self, stmt: StmtId, f: &syncopt_ir::ForData) -> Option<Vec<Vec<usize>>> {
+    #[allow(clippy::type_complexity)]
+    fn rotation(
+        &mut self,
+        stmt: StmtId,
+        f: &syncopt_ir::ForData,
+    ) -> Option<(Vec<Vec<usize>>, Vec<usize>)> {
         let k = self.k;
         let n = f.iter_args.len();
         let yields = &k.blocks[f.body].yields;
@@ -542,19 +614,18 @@ impl Resolver<'_> {
                 }
             }
         }
-        Some(
-            (0..n)
-                .map(|j| {
-                    let mut orbit = vec![j];
-                    let mut x = sigma[j];
-                    while x != j && orbit.len() <= n {
-                        orbit.push(x);
-                        x = sigma[x];
-                    }
-                    orbit
-                })
-                .collect(),
-        )
+        let orbits = (0..n)
+            .map(|j| {
+                let mut orbit = vec![j];
+                let mut x = sigma[j];
+                while x != j && orbit.len() <= n {
+                    orbit.push(x);
+                    x = sigma[x];
+                }
+                orbit
+            })
+            .collect();
+        Some((orbits, sigma))
     }
 }
 

@@ -40,7 +40,8 @@ const BUDGET: u32 = 2;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     desc: u32,
-    carried: bool,
+    /// Iteration distance class of the access (see `Accesses::conflict`).
+    carried: u8,
     tag: u32,
 }
 
@@ -71,17 +72,18 @@ impl State {
     fn strict_subset(&self, o: &State) -> bool {
         self.m.len() < o.m.len() && self.m.keys().all(|k| o.m.contains_key(k))
     }
-    /// Marks the accesses whose addresses depend on `iv` as coming from another iteration.
-    fn carry(&mut self, acc: &Accesses, iv: ValueId) {
-        if !self.m.keys().any(|k| {
-            !k.carried && acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok()
-        }) {
+    /// Moves the accesses whose addresses depend on `iv` one iteration back (`exit`: out of
+    /// the loop, to an unknown distance).
+    fn carry(&mut self, acc: &Accesses, iv: ValueId, exit: bool) {
+        let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
+        if !self.m.keys().any(|k| k.carried < 2 && dep(k)) {
             return;
         }
         let old = std::mem::take(&mut self.m);
         for (mut k, (s, a)) in old {
-            if acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok() {
-                k.carried = true;
+            if dep(&k) {
+                let only = acc.descs[k.desc as usize].ivs.len() == 1;
+                k.carried = if !exit && only && k.carried == 0 { 1 } else { 2 };
             }
             self.insert(k, s, a);
         }
@@ -105,8 +107,10 @@ struct Ctx<'k> {
 }
 
 impl<'k> Ctx<'k> {
-    fn new(k: &'k Kernel) -> Self {
-        let acc = Accesses::collect(k);
+    fn new(k: &'k Kernel, target: Target) -> Self {
+        let info = target.info();
+        let threads = k.waves.unwrap_or(info.default_waves) as u64 * info.wave_size as u64;
+        let acc = Accesses::collect_with_threads(k, Some(threads));
         let mut base = Vec::with_capacity(k.blocks.len());
         let mut point_block = Vec::new();
         for (b, d) in k.blocks.iter() {
@@ -404,7 +408,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             st.insert(
                 Key {
                     desc: c.desc(a),
-                    carried: false,
+                    carried: 0,
                     tag: NONE,
                 },
                 stamp,
@@ -564,7 +568,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             let mut next = entry.clone();
             let mut back = out.clone();
-            back.carry(acc, f.iv);
+            back.carry(acc, f.iv, false);
             next.join(&back);
             if rounds >= 3 || self.check {
                 // From here on the input only grows, so the fixpoint is reached.
@@ -577,7 +581,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             rounds += 1;
         };
         let mut exit = out;
-        exit.carry(acc, f.iv);
+        exit.carry(acc, f.iv, true);
         if t.min == 0 {
             exit.join(&entry);
         }
@@ -634,7 +638,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     if !target.is_gpu() || info.barrier == BarrierStyle::None {
         return report;
     }
-    let c = Ctx::new(kernel);
+    let c = Ctx::new(kernel, target);
     let sol = solve(&c);
     let k = c.k;
 
@@ -833,8 +837,8 @@ pub mod testing {
 
     /// Program points where the pass may place a barrier (not under a divergent `if`, not in
     /// a warp-pipelined loop).
-    pub fn candidate_points(k: &Kernel) -> Vec<ProgramPoint> {
-        let c = Ctx::new(k);
+    pub fn candidate_points(k: &Kernel, t: Target) -> Vec<ProgramPoint> {
+        let c = Ctx::new(k, t);
         let mut out = Vec::new();
         fn walk(c: &Ctx, b: BlockId, out: &mut Vec<ProgramPoint>) {
             let d = &c.k.blocks[b];
@@ -858,8 +862,8 @@ pub mod testing {
 
     /// Hazards (producer loc, consumer loc) that no sync op of `k` orders, by the pass's own
     /// path-based model.
-    pub fn unordered(k: &Kernel) -> BTreeSet<(u32, u32)> {
-        let c = Ctx::new(k);
+    pub fn unordered(k: &Kernel, t: Target) -> BTreeSet<(u32, u32)> {
+        let c = Ctx::new(k, t);
         let n = c.point_block.len();
         coverage(&c, vec![false; n])
             .into_iter()

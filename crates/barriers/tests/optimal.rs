@@ -11,6 +11,8 @@ use syncopt_gen::{generate, GenOptions};
 use syncopt_ir::{parse, EntityRef, Kernel, ProgramPoint, SyncOp};
 use syncopt_targets::Target;
 
+const T: Target = Target::Gfx950;
+
 const BAR: SyncOp = SyncOp::Barrier {
     id: 0,
     fence: true,
@@ -31,7 +33,7 @@ fn with_barriers(k: &Kernel, pts: &[ProgramPoint]) -> Kernel {
 /// Cheapest (dynamic, static) placement strictly below `bound`, if any, by branch and bound
 /// over the candidate points.
 fn cheaper(k: &Kernel, bound: (u64, usize), unfixable: &BTreeSet<(u32, u32)>) -> Option<(u64, usize)> {
-    let pts = candidate_points(k);
+    let pts = candidate_points(k, T);
     let w = block_weights(k);
     let weights: Vec<u64> = pts.iter().map(|p| w[p.block.index()]).collect();
     let mut best: Option<(u64, usize)> = None;
@@ -57,7 +59,7 @@ fn cheaper(k: &Kernel, bound: (u64, usize), unfixable: &BTreeSet<(u32, u32)>) ->
         if i == pts.len() {
             *evals += 1;
             let kk = with_barriers(k, chosen);
-            if unordered(&kk).is_subset(unfixable) {
+            if unordered(&kk, T).is_subset(unfixable) {
                 *best = Some(cost);
             }
             return;
@@ -93,13 +95,13 @@ fn random_kernels_optimal_and_sound() {
             executable: false,
         });
         let k = kernel_of(&src);
-        let all = with_barriers(&k, &candidate_points(&k));
-        let unfixable = unordered(&all);
+        let all = with_barriers(&k, &candidate_points(&k, T));
+        let unfixable = unordered(&all, T);
         let mut ours = k.clone();
         let rep = syncopt_barriers::run(&mut ours, Target::Gfx950, &InsertOptions::default());
         assert!(!rep.has_errors(), "seed {seed}: {:?}", rep.diagnostics);
         // Sound by our own model: nothing fixable left unordered.
-        let left = unordered(&ours);
+        let left = unordered(&ours, T);
         assert!(left.is_subset(&unfixable), "seed {seed}: unordered hazards left\n{src}");
         // Idempotent.
         let mut again = ours.clone();

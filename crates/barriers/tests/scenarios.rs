@@ -30,7 +30,7 @@ fn insert_checked(src: &str, t: Target, named: bool, verify: bool) -> (Kernel, P
     assert!(!rep.has_errors(), "{:?}", rep.diagnostics);
     // Every output is sound by our own model and by the verifier, and a second run adds
     // nothing.
-    assert!(unordered(&k).is_empty(), "unordered hazards left in\n{}", syncopt_ir::print_kernel(&k));
+    assert!(unordered(&k, t).is_empty(), "unordered hazards left in\n{}", syncopt_ir::print_kernel(&k));
     // The verifier also wants the counter waits of async copies: the pass that runs after us.
     let mut waited = k.clone();
     syncopt_async_waits::run(&mut waited, t, &opts);

@@ -22,15 +22,15 @@ fn kernel_of(src: &str) -> Kernel {
 
 /// Whether some hazard of `k` cannot be ordered by any barrier (a race under a divergent if):
 /// such kernels are not the inserter's to fix, and the verifier rightly rejects them.
-fn has_unfixable(k: &Kernel) -> bool {
+fn has_unfixable(k: &Kernel, t: Target) -> bool {
     let bar = SyncOp::Barrier {
         id: 0,
         fence: true,
         threads: None,
     };
     let mut all = k.clone();
-    all.insert_syncs(candidate_points(k).into_iter().map(|p| (p, bar.clone())).collect());
-    !unordered(&all).is_empty()
+    all.insert_syncs(candidate_points(k, t).into_iter().map(|p| (p, bar.clone())).collect());
+    !unordered(&all, t).is_empty()
 }
 
 /// Runs the async-waits pass (it runs after us in the pipeline) on a re-parsed copy, so
@@ -85,7 +85,7 @@ fn random_insert_verify_and_remove() {
                     executable: false,
                 });
                 let k = kernel_of(&src);
-                if has_unfixable(&k) {
+                if has_unfixable(&k, t) {
                     continue;
                 }
                 let opts = InsertOptions {
