@@ -131,6 +131,9 @@ enum Cmd {
         /// Print problems as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// Input language: the syncopt text format, or MLIR (default: by file extension).
+        #[arg(long = "input", value_enum, value_name = "LANG")]
+        lang: Option<Lang>,
     },
     /// Emit runnable code for the kernel.
     Emit {
@@ -346,12 +349,7 @@ fn parse_passes(names: &[String]) -> Result<Option<Vec<Pass>>, Fail> {
 
 fn cmd_insert(input: &Input, out: &Output, args: InsertArgs, lang: Option<Lang>) -> CmdResult {
     let passes = parse_passes(args.passes)?;
-    let is_mlir = match lang {
-        Some(Lang::Mlir) => true,
-        Some(Lang::Text) => false,
-        None => input.file.ends_with(".mlir"),
-    };
-    if is_mlir {
+    if is_mlir(input, lang) {
         return mlir_insert(input, out, &args, passes.as_deref());
     }
     let src = read_input(&input.file)?;
@@ -454,9 +452,55 @@ fn mlir_insert(
     }
 }
 
-fn cmd_verify(input: &Input, json: bool) -> CmdResult {
+fn is_mlir(input: &Input, lang: Option<Lang>) -> bool {
+    match lang {
+        Some(Lang::Mlir) => true,
+        Some(Lang::Text) => false,
+        None => input.file.ends_with(".mlir"),
+    }
+}
+
+/// An MLIR module as a file of syncopt kernels, one chunk, for `verify`.
+fn mlir_as_file(src: &Source, cli_target: Option<&str>) -> Result<(File, Vec<Target>), Fail> {
+    let name = cli_target
+        .map(str::to_string)
+        .or_else(|| syncopt_mlir::module_target(&src.text))
+        .ok_or_else(|| {
+            Fail::Usage(
+                "no target: pass --target or give the gpu.module a #rocdl.target / #nvvm.target"
+                    .into(),
+            )
+        })?;
+    let target = Target::from_name(&name).ok_or_else(|| {
+        Fail::Usage(format!(
+            "unknown target '{name}'; expected one of {}",
+            Target::names()
+        ))
+    })?;
+    let kernels = syncopt_mlir::to_kernels(&src.text).map_err(|d| {
+        report(src, &[d]);
+        Fail::Program
+    })?;
+    let module = Module {
+        target: Some(name),
+        kernels,
+        ..Module::default()
+    };
+    Ok((
+        File {
+            chunks: vec![module],
+        },
+        vec![target],
+    ))
+}
+
+fn cmd_verify(input: &Input, json: bool, lang: Option<Lang>) -> CmdResult {
     let src = read_input(&input.file)?;
-    let (file, targets) = checked(&src, input.target.as_deref())?;
+    let (file, targets) = if is_mlir(input, lang) {
+        mlir_as_file(&src, input.target.as_deref())?
+    } else {
+        checked(&src, input.target.as_deref())?
+    };
     let mut all = Vec::new();
     let mut kernels = 0;
     let mut states = 0;
@@ -592,7 +636,7 @@ fn main() -> ExitCode {
             },
             *lang,
         ),
-        Cmd::Verify { input, json } => cmd_verify(input, *json),
+        Cmd::Verify { input, json, lang } => cmd_verify(input, *json, *lang),
         Cmd::Emit {
             format: EmitFormat::Cuda,
             input,
