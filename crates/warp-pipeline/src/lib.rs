@@ -211,6 +211,16 @@ impl<'a> Pass<'a> {
             ));
             return;
         }
+        if let Some((marker, if_loc)) = marker_under_divergence(k, k.body, None) {
+            self.error(
+                err(
+                    marker,
+                    "warp-pipeline stage inside divergent control flow: its barriers would hang the waves that skip it",
+                )
+                .with_note(if_loc, "the divergent condition is here"),
+            );
+            return;
+        }
         self.visit_block(k.body, false);
     }
 
@@ -1020,11 +1030,13 @@ impl<'a> Pass<'a> {
 
     fn fence_reasons(&self, p: &Pipeline, slot: usize) -> Vec<Covered> {
         let (needs, _) = self.needs(p);
-        needs
-            .into_iter()
-            .filter(|n| n.window.contains(&slot))
-            .map(|n| n.covered)
-            .collect()
+        let mut out: Vec<Covered> = Vec::new();
+        for n in needs {
+            if n.window.contains(&slot) && !out.contains(&n.covered) {
+                out.push(n.covered);
+            }
+        }
+        out
     }
 
     /// The fence requirements of `p` (and the errors: pairs no barrier can order).
@@ -1322,6 +1334,45 @@ impl<'a> Pass<'a> {
             }
         }
     }
+}
+
+/// The first stage marker under a divergent `if`, with the `if`'s location.
+fn marker_under_divergence(
+    k: &Kernel,
+    block: BlockId,
+    divergent: Option<Option<Loc>>,
+) -> Option<(Option<Loc>, Option<Loc>)> {
+    for &s in &k.blocks[block].stmts {
+        let d = &k.stmts[s];
+        match &d.kind {
+            StmtKind::Stage(_) | StmtKind::StageEnd => {
+                if let Some(if_loc) = divergent {
+                    return Some((d.loc, if_loc));
+                }
+            }
+            StmtKind::If(i) => {
+                let inner =
+                    if i.uniformity == syncopt_ir::Uniformity::Divergent && divergent.is_none() {
+                        Some(d.loc)
+                    } else {
+                        divergent
+                    };
+                for c in d.kind.child_blocks() {
+                    if let Some(found) = marker_under_divergence(k, c, inner) {
+                        return Some(found);
+                    }
+                }
+            }
+            _ => {
+                for c in d.kind.child_blocks() {
+                    if let Some(found) = marker_under_divergence(k, c, divergent) {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The windows of instance positions (inclusive; position x means the boundary after

@@ -1097,3 +1097,49 @@ kernel @plain(%n) waves 8 {
     assert!(rep.diagnostics.is_empty());
     assert_eq!(syncopt_ir::print_kernel(&k2), before);
 }
+
+#[test]
+fn error_pipeline_under_divergent_if() {
+    let e = errors(
+        "target gfx950
+kernel @e(%n) waves 8 {
+  if divergent tid < 64 {
+    for %k = 0 to %n {
+      stage
+      op \"mfma\"
+      stage
+      op \"mfma\"
+    }
+  }
+}
+",
+    );
+    assert!(
+        e.contains("t.sk:5:7: error: warp-pipeline stage inside divergent control flow"),
+        "{e}"
+    );
+    assert!(e.contains("t.sk:3:3: note: the divergent condition"), "{e}");
+    // Under a uniform if it converts, inside the if.
+    let out = ok("target gfx950
+kernel @u(%n, %c) waves 8 {
+  if uniform %c {
+    for %k = 0 to %n {
+      stage
+      op \"mfma\"
+      stage
+      op \"mfma\"
+    }
+  }
+}
+");
+    assert!(
+        out.contains("  if uniform %c {\n    wait lgkmcnt(0)\n    cond_barrier high\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn error_odd_wave_count() {
+    let e = errors(&WP1.replace("waves 8", "waves 3"));
+    assert!(e.contains("needs an even number of waves"), "{e}");
+}
