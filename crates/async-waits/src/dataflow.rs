@@ -339,6 +339,12 @@ impl<'a> Analysis<'a> {
                 cur = next;
             }
             k += 1;
+            if k > MAX_EXACT + 8 {
+                // Cannot happen with finitely many places, but never spin: widen every place
+                // to its root buffers (closed under the back edge) and finish the fixpoint.
+                cur = self.widen(&cur);
+                m = k;
+            }
         }
         exits.unwrap_or_default()
     }
@@ -395,15 +401,30 @@ impl<'a> Analysis<'a> {
             *seen.entry(pid).or_default() += 1;
             map.insert(pid, hid);
         }
-        if map.is_empty() {
-            return st.clone();
-        }
         let mut out = State::new();
         for (&(c, p, kind), e) in st {
             let np = match map.get(&p) {
                 Some(&h) if seen[&p] == 1 => h,
-                _ => p,
+                _ => {
+                    let q = self.mem.into_loop(self.k, lp, &self.places[p as usize]);
+                    self.intern(q)
+                }
             };
+            match out.get_mut(&(c, np, kind)) {
+                Some(x) => x.join(e),
+                None => {
+                    out.insert((c, np, kind), e.clone());
+                }
+            }
+        }
+        out
+    }
+
+    fn widen(&mut self, st: &State) -> State {
+        let mut out = State::new();
+        for (&(c, p, kind), e) in st {
+            let q = self.mem.degrade(&self.places[p as usize]);
+            let np = self.intern(q);
             match out.get_mut(&(c, np, kind)) {
                 Some(x) => x.join(e),
                 None => {

@@ -68,6 +68,8 @@ pub struct Memory {
     /// Loops whose handles are pairwise disjoint in every iteration: the inits are disjoint
     /// and the yield only permutes the handles.
     disjoint_handles: BTreeSet<syncopt_ir::StmtId>,
+    /// Induction variables with a constant start: (start, step).
+    ivs: std::collections::BTreeMap<ValueId, (i64, i64)>,
 }
 
 impl Memory {
@@ -105,7 +107,15 @@ impl Memory {
             aliases,
             roots: vec![BTreeSet::new(); k.values.len()],
             disjoint_handles: BTreeSet::new(),
+            ivs: Default::default(),
         };
+        for (_, data) in k.stmts.iter() {
+            if let StmtKind::For(f) = &data.kind {
+                if let syncopt_ir::Bound::Const(lo) = f.lo {
+                    m.ivs.insert(f.iv, (lo, f.step));
+                }
+            }
+        }
         m.compute_roots(k);
         m.compute_disjoint(k);
         m
@@ -255,11 +265,13 @@ impl Memory {
                             // Slots of a handle of unknown size: keep the whole handle.
                             Region::Range(a, b)
                         } else {
+                            let mut index = index.clone();
+                            index.constant = index.constant.rem_euclid(*count as i64);
                             Region::Slot {
                                 lo: a,
                                 hi: b,
                                 count: *count,
-                                index: index.clone(),
+                                index,
                             }
                         }
                     }
@@ -343,7 +355,7 @@ impl Memory {
                 Conflict::None
             };
         }
-        region_overlap(&p.region, &q.region)
+        self.region_overlap(&p.region, &q.region)
     }
 
     /// Like `overlap`, with the kernel at hand to see which loop binds each handle.
@@ -390,16 +402,21 @@ impl Memory {
                 hi,
                 count,
                 index,
-            } => Region::Slot {
-                lo: *lo,
-                hi: *hi,
-                count: *count,
-                index: shift(index, iv, f.step),
-            },
-            Region::Word { lo, index } => Region::Word {
-                lo: *lo,
-                index: shift(index, iv, f.step),
-            },
+            } => {
+                let mut index = shift(index, iv, f.step);
+                // Slots repeat every `count`: keep the constant reduced so the places stay
+                // finitely many and the loop's fixpoint terminates.
+                index.constant = index.constant.rem_euclid((*count).max(1) as i64);
+                Region::Slot {
+                    lo: *lo,
+                    hi: *hi,
+                    count: *count,
+                    index,
+                }
+            }
+            // A word index that moves with the loop would give a new place every iteration;
+            // the previous iterations' words are kept as a plain range (no ownership).
+            Region::Word { lo, index } if index.coef(iv) != 0 => Region::Range(*lo, u64::MAX),
             r => r.clone(),
         };
         Place { base, region }
@@ -428,7 +445,8 @@ impl Memory {
         }
     }
 
-    fn degrade(&self, p: &Place) -> Place {
+    /// The coarsest place with the same possible root buffers.
+    pub fn degrade(&self, p: &Place) -> Place {
         let roots = self.root_set(&p.base).unwrap_or_default();
         Place {
             base: Base::Unknown(roots.into_iter().collect()),
@@ -475,7 +493,63 @@ fn bytes_of(r: &Region) -> (u64, u64) {
     }
 }
 
-fn region_overlap(p: &Region, q: &Region) -> Conflict {
+impl Memory {
+    /// A slot-index difference as a constant mod `count`, when it is one: an induction
+    /// variable whose step is a multiple of the period contributes only its start.
+    fn slot_diff(&self, d: &AffineExpr, count: i64) -> Option<i64> {
+        let mut c = d.constant;
+        for &(v, coef) in &d.terms {
+            let Var::Value(v) = v else {
+                return None;
+            };
+            let &(lo, step) = self.ivs.get(&v)?;
+            if coef.wrapping_mul(step).rem_euclid(count) != 0 {
+                return None;
+            }
+            c = c.wrapping_add(coef.wrapping_mul(lo));
+        }
+        Some(c.rem_euclid(count))
+    }
+
+    /// Re-expresses a constant slot index through the induction variable of loop `lp`, so
+    /// that the slot keeps its identity as the loop's frames advance: at the first iteration
+    /// `iv == lo`, so `iv + (c - lo)` names slot `c`.
+    pub fn into_loop(&self, k: &Kernel, lp: syncopt_ir::StmtId, p: &Place) -> Place {
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            return p.clone();
+        };
+        let (syncopt_ir::Bound::Const(lo), 1) = (f.lo, f.step) else {
+            return p.clone();
+        };
+        match &p.region {
+            Region::Slot {
+                lo: a,
+                hi,
+                count,
+                index,
+            } if index.is_constant() => {
+                let mut e = AffineExpr::var(Var::Value(f.iv));
+                e.constant = (index.constant.wrapping_sub(lo)).rem_euclid((*count).max(1) as i64);
+                Place {
+                    base: p.base.clone(),
+                    region: Region::Slot {
+                        lo: *a,
+                        hi: *hi,
+                        count: *count,
+                        index: e,
+                    },
+                }
+            }
+            _ => p.clone(),
+        }
+    }
+
+    fn region_overlap(&self, p: &Region, q: &Region) -> Conflict {
+        region_overlap(self, p, q)
+    }
+}
+
+fn region_overlap(m: &Memory, p: &Region, q: &Region) -> Conflict {
     match (p, q) {
         (Region::Word { lo: l1, index: e1 }, Region::Word { lo: l2, index: e2 }) => {
             let mut d = e1.clone();
@@ -516,10 +590,9 @@ fn region_overlap(p: &Region, q: &Region) -> Conflict {
                 d.add_term(v, -c);
             }
             d.constant = d.constant.wrapping_sub(i2.constant);
-            if d.is_constant() && d.constant.rem_euclid(*n1 as i64) != 0 {
-                Conflict::None
-            } else {
-                Conflict::CrossThread
+            match m.slot_diff(&d, (*n1).max(1) as i64) {
+                Some(x) if x != 0 => Conflict::None,
+                _ => Conflict::CrossThread,
             }
         }
         _ => {
