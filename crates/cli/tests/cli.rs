@@ -14,7 +14,11 @@ fn root() -> PathBuf {
 }
 
 fn example(name: &str) -> String {
-    root().join("examples").join(name).to_string_lossy().into_owned()
+    root()
+        .join("examples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -84,7 +88,10 @@ fn missing_file_is_a_usage_error() {
         args.push("/nonexistent/k.sk");
         let o = run(&args);
         assert_eq!(code(&o), 2, "{cmd:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("cannot read '/nonexistent/k.sk'"), "{cmd:?}");
+        assert!(
+            stderr(&o).contains("cannot read '/nonexistent/k.sk'"),
+            "{cmd:?}"
+        );
     }
 }
 
@@ -103,7 +110,10 @@ fn parse_error_exits_1_with_file_line_col() {
             "{cmd:?}: {e}"
         );
         // The source line and a caret under the column.
-        assert!(e.contains("\n    op \"x\" read %nope\n                ^\n"), "{e}");
+        assert!(
+            e.contains("\n    op \"x\" read %nope\n                ^\n"),
+            "{e}"
+        );
     }
 }
 
@@ -167,8 +177,18 @@ fn check_reports_target_errors() {
     let o = run(&["check", &f]);
     assert_eq!(code(&o), 1);
     let e = stderr(&o);
-    assert!(e.contains(&format!("{f}:4:3: error: memory space 'ub' does not exist on gfx950")), "{e}");
-    assert!(e.contains(&format!("{f}:5:3: error: set_flag/wait_flag are Ascend-only")), "{e}");
+    assert!(
+        e.contains(&format!(
+            "{f}:4:3: error: memory space 'ub' does not exist on gfx950"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "{f}:5:3: error: set_flag/wait_flag are Ascend-only"
+        )),
+        "{e}"
+    );
     // --target overrides the file's line: on ascend910b the same kernel is fine.
     let o = run(&["check", "--target", "ascend910b", &f]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -201,7 +221,9 @@ fn output_file() {
     );
     let o = run(&["gen", "--ops", "20", "--output", &out]);
     assert_eq!(code(&o), 0);
-    assert!(std::fs::read_to_string(&out).unwrap().starts_with("target gfx950\n"));
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .starts_with("target gfx950\n"));
     // An unwritable output is an I/O error.
     let o = run(&["fmt", &ex, "-o", "/nonexistent/dir/o.sk"]);
     assert_eq!(code(&o), 2);
@@ -227,7 +249,16 @@ fn fmt_check() {
 
 #[test]
 fn gen_is_deterministic_and_valid() {
-    for t in ["gfx942", "gfx950", "gfx1200", "gfx1250", "sm_80", "sm_90", "ascend910b", "ascend950"] {
+    for t in [
+        "gfx942",
+        "gfx950",
+        "gfx1200",
+        "gfx1250",
+        "sm_80",
+        "sm_90",
+        "ascend910b",
+        "ascend950",
+    ] {
         let a = run(&["gen", "--ops", "150", "--seed", "42", "--target", t]);
         let b = run(&["gen", "--ops", "150", "--seed", "42", "--target", t]);
         assert_eq!(code(&a), 0);
@@ -303,12 +334,23 @@ fn help_mentions_each_option() {
     let cases: &[(&str, &[&str])] = &[
         ("fmt", &["--check", "--output", "--target", "<FILE>"]),
         ("check", &["--target", "<FILE>"]),
-        ("gen", &["--ops", "--seed", "--target", "--executable", "--output"]),
+        (
+            "gen",
+            &["--ops", "--seed", "--target", "--executable", "--output"],
+        ),
         (
             "insert",
             &[
-                "--pass", "--stats", "--explain", "--verify", "--named-barriers",
-                "--no-double-buffer", "--reserved-ids", "--flag-ids", "--output", "--target",
+                "--pass",
+                "--stats",
+                "--explain",
+                "--verify",
+                "--named-barriers",
+                "--no-double-buffer",
+                "--reserved-ids",
+                "--flag-ids",
+                "--output",
+                "--target",
             ],
         ),
         ("verify", &["--json", "--target"]),
@@ -320,7 +362,10 @@ fn help_mentions_each_option() {
         assert_eq!(code(&o), 0, "{cmd} --help");
         let h = stdout(&o);
         for opt in *opts {
-            assert!(h.contains(opt), "'{cmd} --help' does not mention {opt}:\n{h}");
+            assert!(
+                h.contains(opt),
+                "'{cmd} --help' does not mention {opt}:\n{h}"
+            );
         }
     }
     let o = run(&["--help"]);
