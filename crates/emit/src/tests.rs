@@ -147,3 +147,30 @@ fn membar_hoists_barriers_out_of_divergent_ifs() {
     let b = text.find("barrier").unwrap();
     assert!(b < text.find("if divergent").unwrap(), "{text}");
 }
+
+#[test]
+fn guarded_build_numbers_barriers_in_program_order() {
+    let (k, t) = kernel(GEMM);
+    let mut e = Emitter {
+        k: &k,
+        target: t,
+        threads: 128,
+        wave: 32,
+        layout: syncopt_interp::model::layout(&k).unwrap(),
+        mems: vec![None; k.values.len()],
+        ord: syncopt_interp::op_ordinals(&k),
+        ivs: Vec::new(),
+        mbar: BTreeMap::new(),
+        out: String::new(),
+        indent: 1,
+        uses_async: false,
+        guard: true,
+        barriers: 0,
+    };
+    e.block(k.body).unwrap();
+    assert!(e.out.contains("if (sk_skip != 0) __syncthreads();"));
+    assert!(e.out.contains("if (sk_skip != 1) __syncthreads();"));
+    let cu = e.finish(&[]);
+    assert!(cu.contains("Guarded build: 2 barriers"));
+    assert!(cu.contains("--skip"));
+}
