@@ -1,0 +1,56 @@
+//! Helpers shared by the tests: run the pass on text, print the result.
+#![allow(dead_code)]
+
+pub mod oracle;
+
+use syncopt_analysis::{InsertOptions, PassReport};
+use syncopt_ir::Kernel;
+use syncopt_targets::Target;
+
+/// Parses one kernel in the text format, with its target.
+pub fn parse_one(src: &str) -> (Kernel, Target) {
+    let file = syncopt_ir::parse(src).unwrap_or_else(|d| panic!("parse: {}", d.render("t", src)));
+    let m = file.chunks.into_iter().next().expect("one chunk");
+    let t = Target::from_name(m.target.as_deref().expect("target line")).expect("target");
+    let k = m.kernels.into_iter().next().expect("one kernel");
+    (k, t)
+}
+
+/// Runs the pass; returns the printed kernel and the report.
+pub fn run(src: &str) -> (String, PassReport) {
+    let (mut k, t) = parse_one(src);
+    let r = syncopt_async_waits::run(&mut k, t, &InsertOptions::default());
+    (syncopt_ir::print_kernel(&k), r)
+}
+
+/// The statement lines of a printed kernel, without declarations, trimmed.
+pub fn body(printed: &str) -> Vec<String> {
+    printed
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| {
+            !(l.is_empty()
+                || l.starts_with("kernel")
+                || l.contains("= buffer")
+                || (l.contains("= view") && !l.contains("slot")))
+        })
+        .collect()
+}
+
+/// Asserts the pass turns `src` into exactly `expected` (statement lines), runs clean of
+/// warnings, and adds nothing on a second run.
+pub fn check(src: &str, expected: &[&str]) {
+    let (out, r) = run(src);
+    let got = body(&out);
+    let want: Vec<String> = expected.iter().map(|s| s.trim().to_string()).collect();
+    assert_eq!(got, want, "\nfull output:\n{out}");
+    assert!(
+        r.diagnostics.is_empty(),
+        "unexpected diagnostics: {:?}",
+        r.diagnostics
+    );
+    let target_line = src.lines().find(|l| l.starts_with("target")).unwrap();
+    let (again, r2) = run(&format!("{target_line}\n\n{out}"));
+    assert_eq!(again, out, "not idempotent");
+    assert!(r2.diagnostics.is_empty());
+}
