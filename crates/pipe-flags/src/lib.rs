@@ -32,6 +32,8 @@ pub mod footprint;
 use footprint::{Footprint, Relation};
 
 const NP: usize = 7;
+/// Rounds of re-placement after an id shortage before the rest fall back at once.
+const MAX_FALLBACK_ROUNDS: usize = 32;
 type Vc = [[i32; NP]; NP];
 
 fn pix(p: Pipe) -> usize {
@@ -100,6 +102,18 @@ struct Ctx<'k> {
     place: BTreeMap<StmtId, (BlockId, usize)>,
     barrier_pipes: Vec<Pipe>,
     diags: Vec<Diagnostic>,
+    /// Pipes (bit per pipe) of the ops inside each statement.
+    pipes_in: BTreeMap<StmtId, u8>,
+    /// What each swept block guarantees at its exit (see `sweep`).
+    summaries: BTreeMap<BlockId, Summary>,
+    /// Per block and point: bit `r * 7 + q` when pipe r knows every op of pipe q from before
+    /// the block's entry (see `sweep`).
+    entry: BTreeMap<BlockId, Vec<u64>>,
+    /// Per loop body: (src, dst) pairs whose loop-carried flag orders, once waited right
+    /// after the loop, every op of src in and before the loop (see `exit_grants`).
+    grants: std::cell::RefCell<BTreeMap<BlockId, Vec<(Pipe, Pipe, u8)>>>,
+    /// Blocks, inner before outer.
+    post_order: Vec<BlockId>,
 }
 
 /// Runs the pass on `kernel` for `target`.
@@ -116,13 +130,47 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
             place: BTreeMap::new(),
             barrier_pipes: target.info().same_pipe_barrier.to_vec(),
             diags: Vec::new(),
+            pipes_in: BTreeMap::new(),
+            summaries: BTreeMap::new(),
+            entry: BTreeMap::new(),
+            grants: Default::default(),
+            post_order: Vec::new(),
         };
         let classes = footprint::alias_classes(kernel);
         let mut path = Vec::new();
         cx.collect(kernel.body, &mut path, &classes, target);
         let hazards = cx.hazards();
-        let (groups, bars) = cx.place_all(&hazards, opts);
-        let (items, covers) = cx.assign_and_emit(&hazards, groups, bars, target, opts);
+        // When ids run out, the first pair that found none becomes a `pipe_barrier ALL` and
+        // placement runs again: the barrier may order other hazards, freeing their ids.
+        let mut forced: Vec<(BlockId, usize, Vec<usize>)> = Vec::new();
+        let mut round = 0;
+        let (groups, bars, ids) = loop {
+            let (groups, bars) = cx.place_all(&hazards, opts, &forced);
+            let (ids, failed) = cx.assign_ids(&groups, target, opts);
+            round += 1;
+            match failed.first() {
+                Some(&g) if round <= MAX_FALLBACK_ROUNDS => {
+                    forced.push((groups[g].block, groups[g].wait, groups[g].hazards.clone()));
+                }
+                _ => break (groups, bars, ids),
+            }
+        };
+        // A later fallback may order what an earlier one was added for: drop those that
+        // are no longer needed for the ids to suffice.
+        let (mut groups, mut bars, mut ids) = (groups, bars, ids);
+        let mut i = forced.len();
+        while i > 0 && round <= MAX_FALLBACK_ROUNDS {
+            i -= 1;
+            let mut fewer = forced.clone();
+            fewer.remove(i);
+            let (g2, b2) = cx.place_all(&hazards, opts, &fewer);
+            let (ids2, failed) = cx.assign_ids(&g2, target, opts);
+            if failed.is_empty() {
+                forced = fewer;
+                (groups, bars, ids) = (g2, b2, ids2);
+            }
+        }
+        let (items, covers) = cx.emit(&hazards, groups, bars, ids, forced, opts);
         (items, covers, hazards.len(), cx.diags)
     };
     report.hazards = hazards;
@@ -149,12 +197,14 @@ impl<'k> Ctx<'k> {
         path: &mut Vec<(BlockId, usize)>,
         classes: &[u32],
         target: Target,
-    ) {
+    ) -> u8 {
         let k = self.kernel;
+        let mut block_mask = 0u8;
         for (i, &s) in k.blocks[block].stmts.iter().enumerate() {
             self.place.insert(s, (block, i));
             path.push((block, i));
             let data = &k.stmts[s];
+            let mut mask = 0u8;
             match &data.kind {
                 StmtKind::Op(op) => {
                     let mut accs = Vec::new();
@@ -167,12 +217,15 @@ impl<'k> Ctx<'k> {
                     }
                     if !accs.is_empty() {
                         match target.pipe_of(k, op) {
-                            Some(p) if p != Pipe::All => self.ops.push(OpInfo {
-                                pipe: p,
-                                loc: data.loc,
-                                path: path.clone(),
-                                accs,
-                            }),
+                            Some(p) if p != Pipe::All => {
+                                mask = 1 << pix(p);
+                                self.ops.push(OpInfo {
+                                    pipe: p,
+                                    loc: data.loc,
+                                    path: path.clone(),
+                                    accs,
+                                })
+                            }
                             _ => self.diags.push(Diagnostic::error(
                                 data.loc,
                                 format!(
@@ -186,7 +239,7 @@ impl<'k> Ctx<'k> {
                 }
                 StmtKind::For(f) => {
                     let start = self.ops.len();
-                    self.collect(f.body, path, classes, target);
+                    mask = self.collect(f.body, path, classes, target);
                     self.loops.insert(
                         s,
                         LoopInfo {
@@ -198,15 +251,19 @@ impl<'k> Ctx<'k> {
                     );
                 }
                 StmtKind::If(ifd) => {
-                    self.collect(ifd.then_block, path, classes, target);
+                    mask = self.collect(ifd.then_block, path, classes, target);
                     if let Some(e) = ifd.else_block {
-                        self.collect(e, path, classes, target);
+                        mask |= self.collect(e, path, classes, target);
                     }
                 }
                 _ => {}
             }
+            self.pipes_in.insert(s, mask);
+            block_mask |= mask;
             path.pop();
         }
+        self.post_order.push(block);
+        block_mask
     }
 
     fn stmt_at(&self, (b, i): (BlockId, usize)) -> StmtId {
@@ -398,15 +455,31 @@ impl<'k> Ctx<'k> {
     }
 
     /// Chooses pairs and barriers, one statement list at a time.
-    fn place_all(&mut self, hz: &[Hazard], opts: &InsertOptions) -> (Vec<Group>, Vec<Bar>) {
+    fn place_all(
+        &mut self,
+        hz: &[Hazard],
+        opts: &InsertOptions,
+        forced: &[(BlockId, usize, Vec<usize>)],
+    ) -> (Vec<Group>, Vec<Bar>) {
         let mut by_block: BTreeMap<BlockId, Vec<usize>> = BTreeMap::new();
         for (i, h) in hz.iter().enumerate() {
             by_block.entry(h.block).or_default().push(i);
         }
         let mut groups = Vec::new();
         let mut bars = Vec::new();
-        for (b, list) in by_block {
-            self.sweep(b, &list, hz, opts, &mut groups, &mut bars);
+        self.summaries.clear();
+        self.entry.clear();
+        self.grants.borrow_mut().clear();
+        for b in self.post_order.clone() {
+            let list = by_block.remove(&b).unwrap_or_default();
+            let f: Vec<usize> = forced
+                .iter()
+                .filter(|x| x.0 == b)
+                .map(|x| x.1)
+                .collect();
+            let (sum, entry) = self.sweep(b, &list, hz, opts, &f, &mut groups, &mut bars);
+            self.summaries.insert(b, sum);
+            self.entry.insert(b, entry);
         }
         (groups, bars)
     }
@@ -417,58 +490,321 @@ impl<'k> Ctx<'k> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    /// Sweeps one statement list in program order. A loop body is swept three times in a
+    /// row (iterations i, i+1, i+2): same-iteration pairs are chosen in the first copy,
+    /// distance-1 loop-carried pairs in the second, double-buffered ones (whose accesses
+    /// meet only two or more iterations apart) in the third.
+    #[allow(clippy::too_many_arguments)]
     fn sweep(
         &self,
         b: BlockId,
         list: &[usize],
         hz: &[Hazard],
         opts: &InsertOptions,
+        forced: &[usize],
         groups: &mut Vec<Group>,
         bars: &mut Vec<Bar>,
-    ) {
+    ) -> (Summary, Vec<u64>) {
         let stmts = &self.kernel.blocks[b].stmts;
         let n = stmts.len();
+        if n == 0 {
+            return ([[true; NP]; NP], vec![0]);
+        }
         let lp = self.loop_of_body(b);
-        let total = if lp.is_some() { 2 * n } else { n };
+        let copies = if lp.is_some() { 3 } else { 1 };
+        let total = copies * n;
         let mut intra: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-        let mut carried: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        let mut near: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        let mut far: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
         for &h in list {
             let hh = &hz[h];
-            if hh.carried.is_some() {
-                carried[hh.iy].push(h);
-            } else {
-                intra[hh.iy].push(h);
+            match hh.carried {
+                None => intra[hh.iy].push(h),
+                Some(_) if self.double_eligible(hh, opts) => far[hh.iy].push(h),
+                Some(_) => near[hh.iy].push(h),
             }
         }
+        let iv = lp
+            .filter(|f| self.loops[f].step % 2 != 0)
+            .map(|f| self.loops[&f].iv);
         let first_group = groups.len();
-        let mut vc: Vc = [[-1; NP]; NP];
+        let first_bar = bars.len();
+        let mut st = SweepState::new();
         let mut hist: Vec<Vc> = Vec::with_capacity(total + 1);
-        let mut flags: Vec<((Pipe, FlagId), [i32; NP])> = Vec::new();
         for p in 0..=total {
-            hist.push(vc);
-            if p <= n {
-                self.decide(b, p, p, &intra[p], hz, opts, &hist, &mut vc, groups, bars);
+            hist.push(st.vc);
+            let c = (p / n).min(copies - 1);
+            let i = p - c * n;
+            if forced.contains(&i) {
+                st.apply(&SyncOp::PipeBarrier { pipe: Pipe::All }, p as i32, c, None);
             }
-            if lp.is_some() && p >= n {
-                let i = p - n;
-                // Pairs chosen in the first copy act again in the second.
+            if c == 0 {
+                self.decide(b, p, i, &intra[i], hz, opts, &hist, &mut st.vc, groups, bars);
+            } else {
+                // Pairs and barriers chosen in earlier copies act again in this one.
                 for g in &groups[first_group..] {
-                    if g.carried.is_none() && g.wait == i {
-                        let mut snap = hist[n + g.set][pix(g.src)];
-                        snap[pix(g.src)] = snap[pix(g.src)].max((n + g.set) as i32);
-                        join(&mut vc[pix(g.dst)], &snap);
+                    if g.wait != i {
+                        continue;
+                    }
+                    let set = match g.carried {
+                        None => c * n + g.set,
+                        Some(_) if !g.double && c == 2 => n + g.set,
+                        Some(_) => continue,
+                    };
+                    st.join_pair(&hist[set], g.src, g.dst, set as i32);
+                }
+                for bar in &bars[first_bar..] {
+                    if bar.point == i {
+                        st.apply(&SyncOp::PipeBarrier { pipe: bar.pipe }, p as i32, c, None);
                     }
                 }
-                if i <= n {
-                    self.decide(b, p, i, &carried[i], hz, opts, &hist, &mut vc, groups, bars);
-                }
+                let bucket = if c == 1 { &near[i] } else { &far[i] };
+                self.decide(b, p, i, bucket, hz, opts, &hist, &mut st.vc, groups, bars);
             }
             if p < total {
-                let s = stmts[p % n.max(1)];
-                if let StmtKind::Sync(op) = &self.kernel.stmts[s].kind {
-                    apply_sync(op, p as i32, &mut vc, &mut flags);
+                self.step_stmt(stmts[i], p as i32, c, iv, &mut st);
+            }
+        }
+        // Replay one pass with everything chosen: once from "nothing before the block is
+        // known" (-1), recording what each point knows of the ops before the block's entry
+        // (a consumer nested here may be ordered by syncs inside), and once from position 0
+        // for what the block guarantees at its exit.
+        let mut entry = vec![0u64; n + 1];
+        let mut sum = [[false; NP]; NP];
+        for init in [-1, 0] {
+            let mut st = SweepState::new();
+            st.vc = [[init; NP]; NP];
+            if init < 0 {
+                // In a loop body, "before the entry" means before the loop: flags set right
+                // before the loop fire after all of it, and so does each iteration's
+                // loop-carried set for the next.
+                if let Some(f) = lp {
+                    st.flags = self.pending_before(f);
                 }
             }
+            let mut hist: Vec<Vc> = Vec::with_capacity(n + 1);
+            for p in 0..=n {
+                hist.push(st.vc);
+                if forced.contains(&p) {
+                    st.apply(&SyncOp::PipeBarrier { pipe: Pipe::All }, p as i32, 0, None);
+                }
+                for g in &groups[first_group..] {
+                    if g.wait != p {
+                        continue;
+                    }
+                    match g.carried {
+                        None => st.join_pair(&hist[g.set], g.src, g.dst, g.set as i32),
+                        Some(_) if init < 0 => {
+                            let (d, s) = (pix(g.dst), pix(g.src));
+                            st.vc[d][s] = st.vc[d][s].max(0);
+                        }
+                        Some(_) => {}
+                    }
+                }
+                for bar in &bars[first_bar..] {
+                    if bar.point == p {
+                        st.apply(&SyncOp::PipeBarrier { pipe: bar.pipe }, p as i32, 0, None);
+                    }
+                }
+                if init < 0 {
+                    for r in 0..NP {
+                        for q in 0..NP {
+                            if st.vc[r][q] >= 0 {
+                                entry[p] |= 1 << (r * NP + q);
+                            }
+                        }
+                    }
+                }
+                if p < n {
+                    self.step_stmt(stmts[p], p as i32, 0, iv, &mut st);
+                }
+            }
+            if init == 0 {
+                for (r, row) in sum.iter_mut().enumerate() {
+                    for (q, v) in row.iter_mut().enumerate() {
+                        *v = st.vc[r][q] >= st.last[q];
+                    }
+                }
+                if let Some(f) = lp {
+                    let grants = self.exit_grants(f, &groups[first_group..], &st.last, &hist);
+                    self.grants.borrow_mut().insert(b, grants);
+                }
+            }
+        }
+        (sum, entry)
+    }
+
+    /// Loop-carried pairs of loop `f` whose body set comes after every op of its source
+    /// pipe in the body: with the set right before the loop and the wait right after it, the
+    /// destination pipe knows every op of the source pipe up to the loop's end.
+    fn exit_grants(
+        &self,
+        f: StmtId,
+        chosen: &[Group],
+        last: &[i32; NP],
+        hist: &[Vc],
+    ) -> Vec<(Pipe, Pipe, u8)> {
+        // Which pipes' body ops the source pipe knew of at the set.
+        let known = |src: Pipe, set: usize| -> u8 {
+            let row = hist[set][pix(src)];
+            (0..NP).filter(|&q| row[q] >= last[q]).fold(1 << pix(src), |m, q| m | 1 << q)
+        };
+        let mut out: Vec<(Pipe, Pipe, u8)> = chosen
+            .iter()
+            .filter(|g| g.carried == Some(f) && g.set as i32 >= last[pix(g.src)])
+            .map(|g| (g.src, g.dst, known(g.src, g.set)))
+            .collect();
+        // The same shape already in the input.
+        let (pb, pi) = self.place[&f];
+        let parent = &self.kernel.blocks[pb].stmts;
+        let sync_of = |s: StmtId| match &self.kernel.stmts[s].kind {
+            StmtKind::Sync(op) => Some(op),
+            _ => None,
+        };
+        let before: Vec<&SyncOp> = parent[..pi].iter().rev().map_while(|&s| sync_of(s)).collect();
+        let after: Vec<&SyncOp> = parent[pi + 1..].iter().map_while(|&s| sync_of(s)).collect();
+        let body = self.loops[&f].body;
+        for (i, &s) in self.kernel.blocks[body].stmts.iter().enumerate() {
+            let Some(SyncOp::SetFlag { src, dst, id }) = sync_of(s) else {
+                continue;
+            };
+            if (i as i32) < last[pix(*src)] || *src == Pipe::All {
+                continue;
+            }
+            let ok = id.possible_ids().all(|k| {
+                let fid = FlagId::fixed(k);
+                before.iter().any(|o| matches!(o, SyncOp::SetFlag { src: a, dst: b, id: c } if a == src && b == dst && *c == fid))
+                    && after.iter().any(|o| matches!(o, SyncOp::WaitFlag { src: a, dst: b, id: c } if a == src && b == dst && *c == fid))
+            });
+            let alt_ok = id.alternate.is_none()
+                || id
+                    .alternate
+                    .as_ref()
+                    .is_some_and(|(e, n)| *n == 2 && e.coef(Var::Value(self.loops[&f].iv)) != 0);
+            if ok && alt_ok {
+                out.push((*src, *dst, known(*src, i)));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Flags left set by the run of sync statements right before loop `f`: each fired after
+    /// every op of its source pipe before the loop (known as position 0 of the body).
+    fn pending_before(&self, f: StmtId) -> Vec<((Pipe, FlagId), [i32; NP])> {
+        let (pb, pi) = self.place[&f];
+        let stmts = &self.kernel.blocks[pb].stmts[..pi];
+        let start = stmts
+            .iter()
+            .rposition(|&s| !matches!(self.kernel.stmts[s].kind, StmtKind::Sync(_)))
+            .map_or(0, |i| i + 1);
+        let mut flags: Vec<((Pipe, FlagId), [i32; NP])> = Vec::new();
+        for &s in &stmts[start..] {
+            match &self.kernel.stmts[s].kind {
+                StmtKind::Sync(SyncOp::SetFlag { src, id, .. }) if *src != Pipe::All => {
+                    let mut snap = [-1; NP];
+                    snap[pix(*src)] = 0;
+                    let key = (*src, id.clone());
+                    flags.retain(|(k, _)| *k != key);
+                    flags.push((key, snap));
+                }
+                StmtKind::Sync(SyncOp::WaitFlag { src, id, .. }) => {
+                    let key = (*src, id.clone());
+                    flags.retain(|(k, _)| *k != key);
+                }
+                _ => {}
+            }
+        }
+        flags
+    }
+
+    /// Whether syncs nested between the hazard's list and its consumer already order the
+    /// producer: some block on the way down to the consumer knows, at the consumer's
+    /// statement, every op of the producer's pipe from before that block's entry.
+    fn entry_covered(&self, h: &Hazard) -> bool {
+        let (p, q) = (pix(self.ops[h.x].pipe), pix(self.ops[h.y].pipe));
+        let bit = 1u64 << (q * NP + p);
+        let path = &self.ops[h.y].path;
+        let Some(m) = path.iter().position(|&(b, _)| b == h.block) else {
+            return false;
+        };
+        path[m + 1..].iter().any(|&(b, i)| {
+            self.entry
+                .get(&b)
+                .and_then(|v| v.get(i))
+                .is_some_and(|&bits| bits & bit != 0)
+        })
+    }
+
+    /// Advances the sweep over one statement at sweep position `p`: its sync op, or what a
+    /// nested loop or `if` guarantees at its exit; pipes the statement does not run stay
+    /// known up to after it.
+    fn step_stmt(&self, s: StmtId, p: i32, copy: usize, iv: Option<ValueId>, st: &mut SweepState) {
+        let data = &self.kernel.stmts[s];
+        if let StmtKind::Sync(op) = &data.kind {
+            st.apply(op, p, copy, iv);
+        }
+        let mask = self.pipes_in.get(&s).copied().unwrap_or(0);
+        let sum = match &data.kind {
+            StmtKind::For(f) => self.summaries.get(&f.body).copied(),
+            StmtKind::If(i) => {
+                let t = self.summaries.get(&i.then_block).copied();
+                let e = match i.else_block {
+                    Some(e) => self.summaries.get(&e).copied(),
+                    None => Some([[true; NP]; NP]),
+                };
+                match (t, e) {
+                    (Some(t), Some(e)) => {
+                        let mut m = [[false; NP]; NP];
+                        for r in 0..NP {
+                            for q in 0..NP {
+                                m[r][q] = t[r][q] && e[r][q];
+                            }
+                        }
+                        Some(m)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        for r in 0..NP {
+            for q in 0..NP {
+                let runs_q = mask & (1 << q) != 0;
+                let inside_known = !runs_q || sum.is_some_and(|m| m[r][q]);
+                if inside_known && st.vc[r][q] >= st.last[q] {
+                    st.vc[r][q] = st.vc[r][q].max(p + 1);
+                }
+            }
+        }
+        if let StmtKind::For(f) = &data.kind {
+            if let Some(gr) = self.grants.borrow().get(&f.body) {
+                for &(src, dst, mask) in gr {
+                    let d = pix(dst);
+                    for q in 0..NP {
+                        // Ops of q before the loop: through the source pipe when it is q,
+                        // else only if the destination knew them already.
+                        if mask & (1 << q) != 0 && (q == pix(src) || st.vc[d][q] >= st.last[q]) {
+                            st.vc[d][q] = st.vc[d][q].max(p + 1);
+                        }
+                    }
+                }
+            }
+        }
+        for q in 0..NP {
+            if mask & (1 << q) != 0 {
+                st.last[q] = p + 1;
+            }
+        }
+    }
+
+    /// Whether a loop-carried hazard can take two alternating ids: its accesses never meet
+    /// one iteration apart and consecutive iterations see different parities of the iv.
+    fn double_eligible(&self, h: &Hazard, opts: &InsertOptions) -> bool {
+        match h.carried {
+            Some((f, d)) => opts.double_buffer && d >= 2 && self.loops[&f].step % 2 != 0,
+            None => false,
         }
     }
 
@@ -496,44 +832,33 @@ impl<'k> Ctx<'k> {
             let key = (self.ops[hz[h].x].pipe, self.ops[hz[h].y].pipe);
             by_pair.entry(key).or_default().push(h);
         }
-        for ((src, dst), list) in by_pair {
+        // Flag pairs first: one may order a same-pipe pair through another pipe, which then
+        // needs no barrier.
+        let mut pairs: Vec<((Pipe, Pipe), Vec<usize>)> = by_pair.into_iter().collect();
+        pairs.sort_by_key(|((s, d), _)| (s == d, *s, *d));
+        // Candidate pairs, then the ones whose hazards the others already order (through
+        // what their source pipes knew when set) are dropped.
+        let mut cands: Vec<(Group, [i32; NP])> = Vec::new();
+        let mut same: Vec<(Pipe, Vec<usize>)> = Vec::new();
+        for ((src, dst), list) in pairs {
             let (ps, pd) = (pix(src), pix(dst));
             let unc: Vec<usize> = list
                 .into_iter()
-                .filter(|&h| {
-                    let need = (hz[h].ix + 1) as i32;
-                    vc[pd][ps] < need && !(src != dst && self.alt_covered(b, &hz[h]))
-                })
+                .filter(|&h| vc[pd][ps] < (hz[h].ix + 1) as i32 && !self.entry_covered(&hz[h]))
                 .collect();
             if unc.is_empty() {
                 continue;
             }
             if src == dst {
-                vc[pd][pd] = vc[pd][pd].max(p as i32);
-                bars.push(Bar {
-                    block: b,
-                    point: idx,
-                    pipe: src,
-                    hazards: unc,
-                });
+                same.push((src, unc));
                 continue;
             }
             let set = unc.iter().map(|&h| hz[h].ix + 1).max().unwrap_or(idx);
             let carried = hz[unc[0]].carried.map(|c| c.0);
-            let double = match carried {
-                Some(f) => {
-                    opts.double_buffer
-                        && self.loops[&f].step % 2 != 0
-                        && unc.iter().all(|&h| hz[h].carried.is_some_and(|c| c.1 >= 2))
-                }
-                None => false,
-            };
-            if !double {
-                let mut snap = hist[set][ps];
-                snap[ps] = snap[ps].max(set as i32);
-                join(&mut vc[pd], &snap);
-            }
-            groups.push(Group {
+            let double = unc.iter().all(|&h| self.double_eligible(&hz[h], opts));
+            let mut snap = hist[set][ps];
+            snap[ps] = snap[ps].max(set as i32);
+            let g = Group {
                 block: b,
                 set,
                 wait: idx,
@@ -542,63 +867,57 @@ impl<'k> Ctx<'k> {
                 carried,
                 double,
                 hazards: unc,
+            };
+            cands.push((g, snap));
+        }
+        let mut keep = vec![true; cands.len()];
+        for i in 0..cands.len() {
+            let mut v = *vc;
+            for (j, (g, snap)) in cands.iter().enumerate() {
+                if j != i && keep[j] {
+                    join(&mut v[pix(g.dst)], snap);
+                }
+            }
+            let g = &cands[i].0;
+            let (ps, pd) = (pix(g.src), pix(g.dst));
+            if g.hazards.iter().all(|&h| v[pd][ps] >= (hz[h].ix + 1) as i32) {
+                keep[i] = false;
+            }
+        }
+        for ((g, snap), k) in cands.into_iter().zip(keep) {
+            if k {
+                join(&mut vc[pix(g.dst)], &snap);
+                groups.push(g);
+            }
+        }
+        for (pipe, unc) in same {
+            let q = pix(pipe);
+            let unc: Vec<usize> = unc
+                .into_iter()
+                .filter(|&h| vc[q][q] < (hz[h].ix + 1) as i32)
+                .collect();
+            if unc.is_empty() {
+                continue;
+            }
+            vc[q][q] = vc[q][q].max(p as i32);
+            bars.push(Bar {
+                block: b,
+                point: idx,
+                pipe,
+                hazards: unc,
             });
         }
     }
 
-    /// A double-buffered pair already in the input covers a hazard whose accesses never meet
-    /// at distance 1: `wait_flag` before the consumer, `set_flag` after the producer, the id
-    /// alternating with the loop's induction variable.
-    fn alt_covered(&self, b: BlockId, h: &Hazard) -> bool {
-        let Some((f, d)) = h.carried else {
-            return false;
-        };
-        if d < 2 {
-            return false;
-        }
-        let (src, dst) = (self.ops[h.x].pipe, self.ops[h.y].pipe);
-        let iv = self.loops[&f].iv;
-        let stmts = &self.kernel.blocks[b].stmts;
-        let alt = |id: &FlagId| {
-            id.alternate
-                .as_ref()
-                .is_some_and(|(e, n)| *n == 2 && e.coef(Var::Value(iv)) % 2 != 0)
-        };
-        for (w, &ws) in stmts.iter().enumerate().take(h.iy) {
-            let StmtKind::Sync(SyncOp::WaitFlag { src: s, dst: t, id }) =
-                &self.kernel.stmts[ws].kind
-            else {
-                continue;
-            };
-            if *s != src || *t != dst || !alt(id) {
-                continue;
-            }
-            let set_after = stmts
-                .iter()
-                .enumerate()
-                .skip((h.ix + 1).max(w + 1))
-                .any(|(_, &ss)| {
-                    matches!(&self.kernel.stmts[ss].kind,
-                    StmtKind::Sync(SyncOp::SetFlag { src: s2, dst: t2, id: id2 })
-                    if *s2 == src && *t2 == dst && id2 == id)
-                });
-            if set_after {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Colours the pairs with event ids and builds the statements to insert, in the order
-    /// sets, barriers, waits (so a set at a point never waits behind a wait at that point).
-    fn assign_and_emit(
-        &mut self,
-        hz: &[Hazard],
-        groups: Vec<Group>,
-        mut bars: Vec<Bar>,
+    /// Colours the pairs with event ids, per source pipe, over their live ranges (greedy by
+    /// start: optimal for intervals). Returns each pair's `(id, double)` and the pairs that
+    /// found none, in colouring order.
+    fn assign_ids(
+        &self,
+        groups: &[Group],
         target: Target,
         opts: &InsertOptions,
-    ) -> (Vec<(ProgramPoint, SyncOp)>, Vec<Vec<Covered>>) {
+    ) -> (Vec<Option<(u32, bool)>>, Vec<usize>) {
         let k = self.kernel;
         let pos = point_positions(k);
         let info = target.info();
@@ -610,10 +929,7 @@ impl<'k> Ctx<'k> {
                 SyncOp::SetFlag { src, id, .. } | SyncOp::WaitFlag { src, id, .. },
             ) = &d.kind
             {
-                used_in_input
-                    .entry(*src)
-                    .or_default()
-                    .extend(id.possible_ids());
+                used_in_input.entry(*src).or_default().extend(id.possible_ids());
             }
         });
         let avail = |src: Pipe, id: u32| {
@@ -632,10 +948,11 @@ impl<'k> Ctx<'k> {
             }
         };
         let mut order: Vec<usize> = (0..groups.len()).collect();
-        order.sort_by_key(|&i| (groups[i].src, interval(&groups[i]), i));
+        order.sort_by_key(|&i| (interval(&groups[i]), groups[i].src, i));
         // (end, ids) of the live pairs per source pipe.
         let mut active: BTreeMap<Pipe, Vec<(u32, Vec<u32>)>> = BTreeMap::new();
         let mut ids: Vec<Option<(u32, bool)>> = vec![None; groups.len()];
+        let mut failed = Vec::new();
         for &gi in &order {
             let g = &groups[gi];
             let (start, end) = interval(g);
@@ -652,14 +969,64 @@ impl<'k> Ctx<'k> {
             if pick.is_none() {
                 pick = (0..nids).find(|&i| free(i)).map(|i| (i, false));
             }
-            if let Some((id, dbl)) = pick {
-                let v = if dbl { vec![id, id + 1] } else { vec![id] };
-                act.push((end, v));
+            match pick {
+                Some((id, dbl)) => {
+                    let v = if dbl { vec![id, id + 1] } else { vec![id] };
+                    act.push((end, v));
+                }
+                None => failed.push(gi),
             }
             ids[gi] = pick;
         }
+        (ids, failed)
+    }
+
+    /// Builds the statements to insert, in the order sets, barriers, waits (so a set at a
+    /// point never waits behind a wait at that point).
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &mut self,
+        hz: &[Hazard],
+        groups: Vec<Group>,
+        mut bars: Vec<Bar>,
+        ids: Vec<Option<(u32, bool)>>,
+        forced: Vec<(BlockId, usize, Vec<usize>)>,
+        opts: &InsertOptions,
+    ) -> (Vec<(ProgramPoint, SyncOp)>, Vec<Vec<Covered>>) {
+        let nids_note = opts
+            .flag_ids
+            .map_or(String::new(), |n| format!(", --flag-ids {n}"));
+        let mut fallbacks: Vec<(BlockId, usize, Vec<usize>)> = forced;
+        for (gi, g) in groups.iter().enumerate() {
+            if ids[gi].is_none() {
+                fallbacks.push((g.block, g.wait, g.hazards.clone()));
+            }
+        }
+        for (block, point, hs) in fallbacks {
+            let h = &hz[hs[0]];
+            let (src, dst) = (self.ops[h.x].pipe, self.ops[h.y].pipe);
+            let (yl, xl) = (self.ops[h.y].loc, self.ops[h.x].loc);
+            self.diags.push(
+                Diagnostic::warning(
+                    yl,
+                    format!(
+                        "out of event ids for {src} -> {dst} (reserved {:?}{nids_note}): \
+                         pipe_barrier ALL before this op instead of a flag pair",
+                        opts.reserved_ids
+                    ),
+                )
+                .with_note(xl, "the producer it waits for"),
+            );
+            bars.push(Bar {
+                block,
+                point,
+                pipe: Pipe::All,
+                hazards: hs,
+            });
+        }
         let mut sets = Vec::new();
         let mut waits = Vec::new();
+        let mut epilogue = Vec::new();
         let cov = |hs: &[usize]| -> Vec<Covered> {
             hs.iter()
                 .map(|&h| Covered {
@@ -672,25 +1039,6 @@ impl<'k> Ctx<'k> {
         for (gi, g) in groups.iter().enumerate() {
             let c = cov(&g.hazards);
             let Some((id, dbl)) = ids[gi] else {
-                let h = &hz[g.hazards[0]];
-                let (yl, xl) = (self.ops[h.y].loc, self.ops[h.x].loc);
-                self.diags.push(
-                    Diagnostic::warning(
-                        yl,
-                        format!(
-                            "out of event ids for {} -> {} ({} ids, reserved {:?}): \
-                             pipe_barrier ALL instead of a flag pair",
-                            g.src, g.dst, nids, opts.reserved_ids
-                        ),
-                    )
-                    .with_note(xl, "the producer this barrier orders"),
-                );
-                bars.push(Bar {
-                    block: g.block,
-                    point: g.wait,
-                    pipe: Pipe::All,
-                    hazards: g.hazards.clone(),
-                });
                 continue;
             };
             let (src, dst) = (g.src, g.dst);
@@ -713,7 +1061,7 @@ impl<'k> Ctx<'k> {
                 let (pb, pi) = self.place[&f];
                 for fid in &fixed {
                     sets.push((pp(pb, pi), set(fid.clone()), c.clone()));
-                    waits.push((pp(pb, pi + 1), wait(fid.clone()), c.clone()));
+                    epilogue.push((pp(pb, pi + 1), wait(fid.clone()), c.clone()));
                 }
             }
             sets.push((pp(g.block, g.set), set(body_id.clone()), c.clone()));
@@ -722,7 +1070,8 @@ impl<'k> Ctx<'k> {
         bars.sort_by_key(|b| (b.block, b.point, b.pipe));
         let mut items = Vec::new();
         let mut covers = Vec::new();
-        for (p, op, c) in sets {
+        // A loop's epilogue waits come first at their point: a set there may rely on them.
+        for (p, op, c) in epilogue.into_iter().chain(sets) {
             items.push((p, op));
             covers.push(c);
         }
@@ -773,35 +1122,76 @@ fn join(a: &mut [i32; NP], b: &[i32; NP]) {
     }
 }
 
-/// What a sync op of the input teaches the sweep at statement position `p`.
-fn apply_sync(op: &SyncOp, p: i32, vc: &mut Vc, flags: &mut Vec<((Pipe, FlagId), [i32; NP])>) {
-    match op {
-        SyncOp::SetFlag { src, id, .. } if *src != Pipe::All && id.alternate.is_none() => {
-            let mut snap = vc[pix(*src)];
-            snap[pix(*src)] = snap[pix(*src)].max(p);
-            let key = (*src, id.clone());
-            flags.retain(|(k, _)| *k != key);
-            flags.push((key, snap));
+type Summary = [[bool; NP]; NP];
+
+/// What every pipe knows at one point of a sweep.
+struct SweepState {
+    /// `vc[r][q] = k`: pipe r knows every op of pipe q in statements before position k has
+    /// completed.
+    vc: Vc,
+    /// Position after the last statement that runs an op on each pipe.
+    last: [i32; NP],
+    /// Flags set and not yet waited: their source pipe's knowledge when set.
+    flags: Vec<((Pipe, FlagId), [i32; NP])>,
+}
+
+impl SweepState {
+    fn new() -> Self {
+        SweepState {
+            vc: [[0; NP]; NP],
+            last: [0; NP],
+            flags: Vec::new(),
         }
-        SyncOp::WaitFlag { src, dst, id } if *dst != Pipe::All => {
-            let key = (*src, id.clone());
-            if let Some(i) = flags.iter().position(|(k, _)| *k == key) {
-                let (_, snap) = flags.remove(i);
-                join(&mut vc[pix(*dst)], &snap);
+    }
+
+    /// A pair set at `set` (whose history row is `at_set`) and waited here.
+    fn join_pair(&mut self, at_set: &Vc, src: Pipe, dst: Pipe, set: i32) {
+        let mut snap = at_set[pix(src)];
+        snap[pix(src)] = snap[pix(src)].max(set);
+        join(&mut self.vc[pix(dst)], &snap);
+    }
+
+    /// What a sync op teaches the sweep at statement position `p`. `copy` is the iteration
+    /// of the swept loop body (0, 1, 2) and `iv` its induction variable: an id alternating
+    /// with that iv names a different flag in consecutive copies.
+    fn apply(&mut self, op: &SyncOp, p: i32, copy: usize, iv: Option<ValueId>) {
+        let concrete = |id: &FlagId| -> FlagId {
+            match (&id.alternate, iv) {
+                (Some((e, 2)), Some(v)) if e.coef(Var::Value(v)) % 2 != 0 => FlagId::fixed(
+                    id.base + (copy as u32 + e.constant.rem_euclid(2) as u32) % 2,
+                ),
+                _ => id.clone(),
             }
-        }
-        SyncOp::PipeBarrier { pipe: Pipe::All } => {
-            for row in vc.iter_mut() {
-                for v in row.iter_mut() {
-                    *v = (*v).max(p);
+        };
+        let vc = &mut self.vc;
+        match op {
+            SyncOp::SetFlag { src, id, .. } if *src != Pipe::All => {
+                let mut snap = vc[pix(*src)];
+                snap[pix(*src)] = snap[pix(*src)].max(p);
+                let key = (*src, concrete(id));
+                self.flags.retain(|(k, _)| *k != key);
+                self.flags.push((key, snap));
+            }
+            SyncOp::WaitFlag { src, dst, id } if *dst != Pipe::All => {
+                let key = (*src, concrete(id));
+                if let Some(i) = self.flags.iter().position(|(k, _)| *k == key) {
+                    let (_, snap) = self.flags.remove(i);
+                    join(&mut vc[pix(*dst)], &snap);
                 }
             }
+            SyncOp::PipeBarrier { pipe: Pipe::All } => {
+                for row in vc.iter_mut() {
+                    for v in row.iter_mut() {
+                        *v = (*v).max(p);
+                    }
+                }
+            }
+            SyncOp::PipeBarrier { pipe } => {
+                let q = pix(*pipe);
+                vc[q][q] = vc[q][q].max(p);
+            }
+            _ => {}
         }
-        SyncOp::PipeBarrier { pipe } => {
-            let q = pix(*pipe);
-            vc[q][q] = vc[q][q].max(p);
-        }
-        _ => {}
     }
 }
 
