@@ -21,11 +21,11 @@
 //! Every such requirement is a window of boundaries; fences are chosen greedily (shortest
 //! window first, the boundary closest to the consumer), then redundant ones are dropped.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use syncopt_analysis::{Covered, Explain, InsertOptions, PassReport};
 use syncopt_ir::{
-    AccessKind, AffineExpr, BlockId, BufferId, Diagnostic, Group, Kernel, Loc, Placement,
+    AccessKind, AffineExpr, BlockId, BufferId, Counter, Diagnostic, Group, Kernel, Loc, Placement,
     ProgramPoint, Selector, Space, StmtId, StmtKind, SyncOp, ValueId, ValueKind, Var, ViewKind,
 };
 use syncopt_targets::Target;
@@ -116,6 +116,8 @@ struct Access {
     slot: Option<SlotSel>,
     /// Per-thread word index: the address is owned by the thread computing it.
     owner: Option<AffineExpr>,
+    /// For an async op: the counter whose wait completes the access.
+    async_counter: Option<Counter>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -134,6 +136,8 @@ struct Stage {
     accesses: Vec<Access>,
     /// Block indices of the trailing run of sync statements: the boundary after the stage.
     run: (usize, usize),
+    /// Async ops at the top level of the stage, in order, with their counters.
+    async_ops: Vec<(StmtId, Counter)>,
 }
 
 #[derive(Clone, Debug)]
@@ -149,6 +153,9 @@ struct Pipeline {
     /// Fencing boundary slots chosen (loop: slot s is before stage s, 0 the wrap; flat: slot
     /// s is before stage s, 1..N).
     fences: BTreeSet<usize>,
+    /// Counter waits to put before the barrier of a boundary slot: the largest count
+    /// that completes every async access the slot publishes.
+    waits: BTreeMap<(usize, Counter), u32>,
     /// Flat: index of the first marker and of `stage.end` in `block`.
     span: (usize, usize),
 }
@@ -167,8 +174,21 @@ impl Pipeline {
 
 /// A requirement: one boundary slot of `window` must fence.
 struct Need {
+    /// Boundary slots, and the instance position each stands for (the boundary after it).
     window: Vec<usize>,
+    positions: Vec<usize>,
     covered: Covered,
+    /// The access that runs first is async: the boundary needs a wait on its counter
+    /// (before the barrier), not an LDS fence.
+    wait: Option<WaitReq>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct WaitReq {
+    counter: Counter,
+    op: StmtId,
+    /// Instance position of the async op.
+    inst: usize,
 }
 
 fn err(loc: Option<Loc>, msg: impl Into<String>) -> Diagnostic {
@@ -362,6 +382,7 @@ impl<'a> Pass<'a> {
             stages,
             gap,
             fences: BTreeSet::new(),
+            waits: BTreeMap::new(),
             span: (0, 0),
         })
     }
@@ -387,8 +408,17 @@ impl<'a> Pass<'a> {
                 r -= 1;
             }
             let mut accesses = Vec::new();
+            let mut async_ops = Vec::new();
             for &s in &stmts[i + 1..r] {
                 self.collect(s, &mut accesses, out.len())?;
+                if let StmtKind::Op(o) = &k.stmts[s].kind {
+                    if let Some(c) = o
+                        .asynchronous
+                        .and_then(|spec| self.target.async_counter(spec, &o.name))
+                    {
+                        async_ops.push((s, c));
+                    }
+                }
             }
             out.push(Stage {
                 marker,
@@ -396,6 +426,7 @@ impl<'a> Pass<'a> {
                 prio: sd.prio,
                 accesses,
                 run: (r, j),
+                async_ops,
             });
             i = j;
         }
@@ -537,6 +568,7 @@ impl<'a> Pass<'a> {
                         stages,
                         gap,
                         fences: BTreeSet::new(),
+                        waits: BTreeMap::new(),
                         span: (i, end),
                     });
                     i = end + 1;
@@ -568,6 +600,12 @@ impl<'a> Pass<'a> {
         Some(Access {
             op,
             write: e.kind.writes(),
+            async_counter: match &k.stmts[op].kind {
+                StmtKind::Op(o) => o
+                    .asynchronous
+                    .and_then(|spec| self.target.async_counter(spec, &o.name)),
+                _ => None,
+            },
             atomic: e.kind == AccessKind::Atomic,
             loc: e.loc.or(k.stmts[op].loc),
             roots,
@@ -774,6 +812,14 @@ impl<'a> Pass<'a> {
                 }
             }
         }
+        // Async copies keep their pipelines apart: their waits are placed per pipeline.
+        if a.stages
+            .iter()
+            .chain(&b.stages)
+            .any(|st| st.accesses.iter().any(|x| x.async_counter.is_some()))
+        {
+            return false;
+        }
         let g = a.gap;
         let (na, nb) = (a.stages.len(), b.stages.len());
         let ra = (nb + g + 1).div_ceil(na) + 1;
@@ -809,7 +855,7 @@ impl<'a> Pass<'a> {
                     continue;
                 }
                 let d = l - e;
-                for w in windows(e, l, g) {
+                for (w, _) in windows(e, l, g) {
                     let Some(w) = w else { return false };
                     if w.1 >= m || !(w.0..=w.1).any(|x| fenced[x]) {
                         return false;
@@ -939,8 +985,20 @@ impl<'a> Pass<'a> {
         let stmts = &k.blocks[p.body].stmts;
         // Boundary after stage s is slot s + 1 (mod n for a loop).
         let last = if p.is_loop() { n } else { n - 1 };
+        let have = self.existing_waits(p);
         for s in 0..last {
             let slot = (s + 1) % n;
+            let waits: Vec<SyncOp> = p
+                .waits
+                .iter()
+                .filter(|((sl, c), v)| {
+                    *sl == slot && !have.get(&(*sl, *c)).is_some_and(|h| h <= *v)
+                })
+                .map(|((_, c), v)| SyncOp::CounterWait {
+                    counter: *c,
+                    n: (*v).min(self.target.counter_max(*c).unwrap_or(0)),
+                })
+                .collect();
             let run = p.stages[s].run;
             let fence = p.fences.contains(&slot);
             let tag = if fence {
@@ -979,6 +1037,9 @@ impl<'a> Pass<'a> {
             match bars.as_slice() {
                 [] => {
                     self.push(at(run.1), wall.clone());
+                    for w in &waits {
+                        self.push(at(run.1), w.clone());
+                    }
                     self.inserts.push((
                         at(run.1),
                         SyncOp::Barrier {
@@ -1005,10 +1066,13 @@ impl<'a> Pass<'a> {
                             StmtKind::Sync(SyncOp::SchedBarrier { .. })
                         )
                     };
-                    if j == run.0 || !is_wall(j - 1) {
+                    if !(run.0..j).any(is_wall) {
                         self.push(at(j), wall.clone());
                     }
-                    if j + 1 >= run.1 || !is_wall(j + 1) {
+                    for w in &waits {
+                        self.push(at(j), w.clone());
+                    }
+                    if !(j + 1..run.1).any(is_wall) {
                         self.push(at(j + 1), wall.clone());
                     }
                 }
@@ -1032,7 +1096,7 @@ impl<'a> Pass<'a> {
         let (needs, _) = self.needs(p);
         let mut out: Vec<Covered> = Vec::new();
         for n in needs {
-            if n.window.contains(&slot) && !out.contains(&n.covered) {
+            if n.wait.is_none() && n.window.contains(&slot) && !out.contains(&n.covered) {
                 out.push(n.covered);
             }
         }
@@ -1088,15 +1152,27 @@ impl<'a> Pass<'a> {
                             (false, true) => "WAR",
                             _ => "WAW",
                         };
-                        for w in windows(e, l, g).into_iter().flatten() {
-                            let window: Vec<usize> = (w.0..=w.1).map(&slot_of).collect();
+                        for (w, y_first) in windows(e, l, g) {
+                            let Some(w) = w else { continue };
+                            let (src, inst) = if y_first { (y, l) } else { (x, e) };
+                            let positions: Vec<usize> = (w.0..=w.1).collect();
                             needs.push(Need {
-                                window,
+                                window: positions.iter().map(|&q| slot_of(q)).collect(),
+                                positions,
                                 covered: Covered {
-                                    kind: kind.into(),
+                                    kind: if src.async_counter.is_some() {
+                                        format!("{kind} (async)")
+                                    } else {
+                                        kind.into()
+                                    },
                                     from: x.loc,
                                     to: y.loc,
                                 },
+                                wait: src.async_counter.map(|counter| WaitReq {
+                                    counter,
+                                    op: src.op,
+                                    inst,
+                                }),
                             });
                         }
                     }
@@ -1161,6 +1237,9 @@ impl<'a> Pass<'a> {
             }
         }
         needs.sort_by_key(|a| a.window.len());
+        let (wait_needs, needs): (Vec<Need>, Vec<Need>) =
+            needs.into_iter().partition(|nd| nd.wait.is_some());
+        p.waits = self.choose_waits(p, &wait_needs);
         let mut chosen: BTreeSet<usize> = BTreeSet::new();
         for nd in &needs {
             if nd
@@ -1188,6 +1267,70 @@ impl<'a> Pass<'a> {
         }
         p.fences = pre.union(&chosen).copied().collect();
         true
+    }
+
+    /// Waits already at each boundary slot before its barrier: the smallest count per
+    /// counter.
+    fn existing_waits(&self, p: &Pipeline) -> BTreeMap<(usize, Counter), u32> {
+        let k = self.k;
+        let stmts = &k.blocks[p.body].stmts;
+        let n = p.stages.len();
+        let last = if p.is_loop() { n } else { n - 1 };
+        let mut out: BTreeMap<(usize, Counter), u32> = BTreeMap::new();
+        for s in 0..last {
+            let run = p.stages[s].run;
+            let bar = (run.0..run.1)
+                .find(|&i| {
+                    matches!(
+                        k.stmts[stmts[i]].kind,
+                        StmtKind::Sync(SyncOp::Barrier { .. })
+                    )
+                })
+                .unwrap_or(run.1);
+            for &x in &stmts[run.0..bar] {
+                if let StmtKind::Sync(SyncOp::CounterWait { counter, n: c }) = k.stmts[x].kind {
+                    let e = out.entry(((s + 1) % n, counter)).or_insert(c);
+                    *e = (*e).min(c);
+                }
+            }
+        }
+        out
+    }
+
+    /// Chooses the counter waits for async accesses that run first in a pair: the boundary
+    /// closest to the consumer, sharing a wait where one already sits in the window.
+    fn choose_waits(&self, p: &Pipeline, needs: &[Need]) -> BTreeMap<(usize, Counter), u32> {
+        let pre = self.existing_waits(p);
+        let mut chosen: BTreeMap<(usize, Counter), u32> = BTreeMap::new();
+        for nd in needs {
+            let Some(req) = nd.wait else { continue };
+            // The loosest count that still completes the access at each slot of the window.
+            let mut allowed: BTreeMap<usize, u32> = BTreeMap::new();
+            for (i, &slot) in nd.window.iter().enumerate() {
+                let c = wait_count(p, &req, nd.positions[i]);
+                let e = allowed.entry(slot).or_insert(c);
+                *e = (*e).max(c);
+            }
+            if allowed
+                .iter()
+                .any(|(slot, &c)| pre.get(&(*slot, req.counter)).is_some_and(|&v| v <= c))
+            {
+                continue;
+            }
+            if let Some((slot, c)) = allowed
+                .iter()
+                .find(|(slot, _)| chosen.contains_key(&(**slot, req.counter)))
+                .map(|(s, c)| (*s, *c))
+            {
+                let e = chosen.get_mut(&(slot, req.counter)).expect("present");
+                *e = (*e).min(c);
+                continue;
+            }
+            if let (Some(&slot), Some(&pos)) = (nd.window.last(), nd.positions.last()) {
+                chosen.insert((slot, req.counter), wait_count(p, &req, pos));
+            }
+        }
+        chosen
     }
 
     fn emit_flats(&mut self, block: BlockId, flats: &[Pipeline]) {
@@ -1255,6 +1398,14 @@ impl<'a> Pass<'a> {
         if stmts[from..to]
             .iter()
             .any(|&s| matches!(k.stmts[s].kind, StmtKind::Sync(SyncOp::CondBarrier { .. })))
+        {
+            return false;
+        }
+        // Async copies keep their pipelines apart: their waits are placed per pipeline.
+        if a.stages
+            .iter()
+            .chain(&b.stages)
+            .any(|st| st.accesses.iter().any(|x| x.async_counter.is_some()))
         {
             return false;
         }
@@ -1378,15 +1529,17 @@ fn marker_under_divergence(
 /// The windows of instance positions (inclusive; position x means the boundary after
 /// instance x) one of which must fence, for a conflicting pair at instances e < l with gap
 /// g; `None` when the pair runs in one interval (no barrier orders it).
-fn windows(e: usize, l: usize, g: usize) -> Vec<Option<(usize, usize)>> {
+/// The second of each pair says whether `l`'s access runs first (the low group runs `l`
+/// before the high group runs `e`).
+fn windows(e: usize, l: usize, g: usize) -> Vec<(Option<(usize, usize)>, bool)> {
     let d = l - e;
-    let mut out = vec![if d == 0 { None } else { Some((e, l - 1)) }];
+    let mut out = vec![(if d == 0 { None } else { Some((e, l - 1)) }, false)];
     if d > g {
-        out.push(Some((e, l - g - 1)));
+        out.push((Some((e, l - g - 1)), false));
     } else if d < g {
-        out.push(Some((l, e + g - 1)));
+        out.push((Some((l, e + g - 1)), true));
     } else {
-        out.push(None);
+        out.push((None, false));
     }
     out
 }
@@ -1436,6 +1589,26 @@ fn conflicts(x: &Access, y: &Access, shift: Option<(ValueId, i64)>) -> bool {
         }
         (None, None) => overlap(x.range, y.range),
     }
+}
+
+/// How many async ops on `req`'s counter the issuing wave starts after `req`'s op and up to
+/// the boundary after instance `pos` (ops inside an `if` are not counted: waiting for more
+/// is safe).
+fn wait_count(p: &Pipeline, req: &WaitReq, pos: usize) -> u32 {
+    let n = p.stages.len();
+    let on = |st: &Stage| st.async_ops.iter().filter(|o| o.1 == req.counter).count();
+    let st = &p.stages[req.inst % n];
+    let mut c = match st.async_ops.iter().position(|&(o, _)| o == req.op) {
+        Some(i) => st.async_ops[i + 1..]
+            .iter()
+            .filter(|o| o.1 == req.counter)
+            .count(),
+        None => 0,
+    };
+    for q in req.inst + 1..=pos {
+        c += on(&p.stages[q % n]);
+    }
+    c as u32
 }
 
 /// The least common multiple of the slot counts of `p`'s accesses (1 without slots).

@@ -1143,3 +1143,57 @@ fn error_odd_wave_count() {
     let e = errors(&WP1.replace("waves 8", "waves 3"));
     assert!(e.contains("needs an even number of waves"), "{e}");
 }
+
+#[test]
+fn async_copies_get_a_counter_wait_before_their_barrier() {
+    let src = "target gfx950
+kernel @a(%n) waves 8 {
+  %A = buffer workgroup 16384
+  %G = buffer global 1048576
+  for %k = 0 to %n {
+    stage
+    %s = view %A slot (%k) mod 2
+    op \"gather_to_lds\" async write %s, read %G
+    stage
+    op \"mfma\"
+    stage
+    %t = view %A slot (%k) mod 2
+    op \"ds_read\" read %t
+    stage
+    op \"mfma\"
+  }
+}
+";
+    let out = ok(src);
+    // The copy must have landed before the barrier that lets the other group read it; an
+    // LDS fence does not wait for it.
+    assert!(
+        out.contains("    op \"gather_to_lds\" async write %s, read %G\n    sched_barrier 0\n    wait vmcnt(0)\n    barrier exec\n"),
+        "{out}"
+    );
+    let (k, t, _) = convert(src);
+    let mut no_wait = k.clone();
+    let w = k
+        .inserted_syncs()
+        .into_iter()
+        .find(|&s| matches!(k.stmts[s].kind, StmtKind::Sync(SyncOp::CounterWait { n: 0, counter }) if counter == syncopt_ir::Counter::Vmcnt))
+        .expect("a vmcnt wait");
+    no_wait.remove_stmt(w);
+    assert!(oracle::check(&no_wait, t).is_err());
+    assert!(!syncopt_verify::verify(&no_wait, t).is_ok());
+    // gfx1250 waits on ASYNCcnt; a newer copy may stay in flight.
+    let out = ok(&src
+        .replace("gfx950", "gfx1250")
+        .replace(
+            "    op \"mfma\"\n    stage\n    %t",
+            "    op \"gather_to_lds\" async write %B, read %G\n    stage\n    %t",
+        )
+        .replace(
+            "  %G = buffer",
+            "  %B = buffer workgroup 1024\n  %G = buffer",
+        ));
+    assert!(
+        out.contains("wait asynccnt(0)") || out.contains("wait asynccnt(1)"),
+        "{out}"
+    );
+}

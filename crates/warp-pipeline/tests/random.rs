@@ -70,12 +70,19 @@ fn gen_stages(r: &mut Rng, flat: bool, iv: &str, view: &mut u32) -> Stages {
                     format!("%v{view}")
                 }
             };
-            let kind = match r.below(10) {
+            let kind = match r.below(12) {
                 0..=4 => "read",
                 5..=8 => "write",
-                _ => "atomic",
+                9 => "atomic",
+                _ => "gather",
             };
-            body.push_str(&format!("    op \"ds_{kind}\" {kind} {mem}\n"));
+            if kind == "gather" {
+                body.push_str(&format!(
+                    "    op \"gather_to_lds\" async write {mem}, read %G\n"
+                ));
+            } else {
+                body.push_str(&format!("    op \"ds_{kind}\" {kind} {mem}\n"));
+            }
         }
         if r.chance(20) {
             body.push_str("    op \"mfma\"\n");
@@ -99,9 +106,10 @@ fn gen_stages(r: &mut Rng, flat: bool, iv: &str, view: &mut u32) -> Stages {
     Stages { stages, g }
 }
 
-fn pipeline_text(st: &Stages, flat: bool, iv: &str, fenced: Option<&str>) -> String {
+/// `fenced`: the LDS and async counters, to build the version with every boundary fenced.
+fn pipeline_text(st: &Stages, flat: bool, iv: &str, fenced: Option<(&str, &str)>) -> String {
     let mut out = String::new();
-    if let Some(f) = fenced {
+    if let Some((f, _)) = fenced {
         out.push_str(&format!("  wait {f}(0)\n"));
         for _ in 0..st.g {
             out.push_str("  cond_barrier high\n");
@@ -113,9 +121,9 @@ fn pipeline_text(st: &Stages, flat: bool, iv: &str, fenced: Option<&str>) -> Str
     let n = st.stages.len();
     for (i, (m, b, bound)) in st.stages.iter().enumerate() {
         out.push_str(&format!("{m}\n{b}"));
-        if fenced.is_some() {
+        if let Some((_, a)) = fenced {
             if !flat || i + 1 < n {
-                out.push_str("    barrier\n");
+                out.push_str(&format!("    wait {a}(0)\n    barrier\n"));
             }
         } else {
             out.push_str(bound);
@@ -137,9 +145,12 @@ fn gen(seed: u64) -> Case {
     } else {
         Target::Gfx1250
     };
-    let fence = target.info().lds_counter.expect("AMD").as_str();
+    let fence = (
+        target.info().lds_counter.expect("AMD").as_str(),
+        target.info().async_counter.expect("AMD").as_str(),
+    );
     let head = format!(
-        "target {}\nkernel @r(%nk, %nj) waves 8 {{\n  %A = buffer workgroup 8192\n  %B = buffer workgroup 8192\n",
+        "target {}\nkernel @r(%nk, %nj) waves 8 {{\n  %A = buffer workgroup 8192\n  %B = buffer workgroup 8192\n  %G = buffer global 65536\n",
         target.name()
     );
     let mode = r.below(10);
@@ -213,11 +224,11 @@ fn campaign(seeds: std::ops::Range<u64>) -> (usize, usize) {
         // with a fencing barrier between the reconverge and the shift.
         let rebuilt = case.pair && text.contains("  cond_barrier low\n  wait ");
         let k = if rebuilt {
-            let with = text.replacen(
-                "  cond_barrier low\n  wait ",
-                "  cond_barrier low\n  barrier\n  wait ",
-                1,
+            let stand_in = format!(
+                "  cond_barrier low\n  wait {}(0)\n  barrier\n  wait ",
+                t.info().async_counter.expect("AMD")
             );
+            let with = text.replacen("  cond_barrier low\n  wait ", &stand_in, 1);
             kernel(&format!("target {}\n{with}", t.name()))
         } else {
             k
@@ -239,6 +250,21 @@ fn campaign(seeds: std::ops::Range<u64>) -> (usize, usize) {
         );
         if rebuilt {
             continue;
+        }
+        // Every counter wait the pass adds for async copies is needed.
+        let lds = t.info().lds_counter;
+        for s in k.inserted_syncs() {
+            if let StmtKind::Sync(SyncOp::CounterWait { counter, .. }) = k.stmts[s].kind {
+                if Some(counter) == lds {
+                    continue;
+                }
+                let mut weak = k.clone();
+                weak.remove_stmt(s);
+                assert!(
+                    oracle::check(&weak, t).is_err(),
+                    "seed {seed}: wait {s:?} is not needed\n{text}"
+                );
+            }
         }
         let given = fences(&input);
         for s in fences(&k).into_iter().filter(|s| !given.contains(s)) {

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use syncopt_ir::{
-    BufferId, Group, Kernel, Selector, StmtKind, SyncOp, ValueId, ValueKind, Var, ViewKind,
+    BufferId, Counter, Group, Kernel, Selector, StmtKind, SyncOp, ValueId, ValueKind, Var, ViewKind,
 };
 use syncopt_targets::Target;
 
@@ -14,12 +14,18 @@ use syncopt_targets::Target;
 enum Ev {
     Arrive,
     Fence,
+    /// An async op on this counter issues.
+    Issue(Counter),
+    /// `wait counter(n)`.
+    Wait(Counter, u32),
     Access {
         op: usize,
         /// Instance: the op's statement and the loop trip numbers around it.
         inst: Vec<i64>,
         write: bool,
         atomic: bool,
+        /// Async: completes at a wait on this counter, not at an LDS fence.
+        async_counter: Option<Counter>,
         buf: BufferId,
         lo: u64,
         hi: u64,
@@ -46,6 +52,12 @@ impl Runner<'_> {
             let d = &self.k.stmts[s];
             match &d.kind {
                 StmtKind::Op(op) => {
+                    let async_counter = op
+                        .asynchronous
+                        .and_then(|spec| self.target.async_counter(spec, &op.name));
+                    if let Some(c) = async_counter {
+                        self.out.push(Ev::Issue(c));
+                    }
                     for e in &op.effects {
                         if let Some((buf, lo, hi)) = self.range(e.mem.value) {
                             let (lo, hi) = match e.mem.sel {
@@ -63,6 +75,7 @@ impl Runner<'_> {
                                 inst,
                                 write: e.kind.writes(),
                                 atomic: e.kind == syncopt_ir::AccessKind::Atomic,
+                                async_counter,
                                 buf,
                                 lo,
                                 hi,
@@ -99,6 +112,7 @@ impl Runner<'_> {
                     {
                         self.out.push(Ev::Fence)
                     }
+                    SyncOp::CounterWait { counter, n } => self.out.push(Ev::Wait(*counter, *n)),
                     _ => {}
                 },
                 _ => {}
@@ -163,8 +177,47 @@ fn phases(tr: &[Ev]) -> Vec<(usize, usize)> {
                     total - arr_after + 1
                 };
             }
-            Ev::Access { .. } => out[i].0 = publish,
+            Ev::Access {
+                async_counter: None,
+                ..
+            } => out[i].0 = publish,
+            Ev::Access { .. } | Ev::Issue(_) | Ev::Wait(..) => {}
         }
+    }
+    // An async access completes at the first `wait counter(n)` issued once at least n newer
+    // ops went out on its counter (in-order completion: only the n newest may still be in
+    // flight); the first arrival after that publishes it.
+    for i in 0..tr.len() {
+        let Ev::Access {
+            async_counter: Some(c),
+            ..
+        } = tr[i]
+        else {
+            continue;
+        };
+        let mut newer = 0u32;
+        let mut done = None;
+        for (j, e) in tr.iter().enumerate().skip(i + 1) {
+            match e {
+                Ev::Issue(x) if *x == c => newer += 1,
+                Ev::Wait(x, n) if *x == c && newer >= *n => {
+                    done = Some(j);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        out[i].0 = match done {
+            Some(j) => {
+                let before = tr[..j].iter().filter(|e| matches!(e, Ev::Arrive)).count();
+                if before == total {
+                    usize::MAX
+                } else {
+                    before + 1
+                }
+            }
+            None => usize::MAX,
+        };
     }
     out
 }
@@ -232,6 +285,7 @@ pub fn check(k: &Kernel, target: Target) -> Result<(), String> {
                                 inst: ix,
                                 write: wx,
                                 atomic: ax,
+                                async_counter: _,
                                 buf: bx,
                                 lo: lx,
                                 hi: hx,
@@ -243,6 +297,7 @@ pub fn check(k: &Kernel, target: Target) -> Result<(), String> {
                                 inst: iy,
                                 write: wy,
                                 atomic: ay,
+                                async_counter: _,
                                 buf: by,
                                 lo: ly,
                                 hi: hy,
