@@ -991,9 +991,7 @@ impl<'a> Pass<'a> {
             let waits: Vec<SyncOp> = p
                 .waits
                 .iter()
-                .filter(|((sl, c), v)| {
-                    *sl == slot && !have.get(&(*sl, *c)).is_some_and(|h| h <= *v)
-                })
+                .filter(|((sl, c), v)| *sl == slot && have.get(&(*sl, *c)).is_none_or(|h| h > *v))
                 .map(|((_, c), v)| SyncOp::CounterWait {
                     counter: *c,
                     n: (*v).min(self.target.counter_max(*c).unwrap_or(0)),
