@@ -746,6 +746,21 @@ impl<'k> Ctx<'k> {
             st.apply(op, p, copy, iv);
         }
         let mask = self.pipes_in.get(&s).copied().unwrap_or(0);
+        // A statement that always runs its body passes on what the body learns about the
+        // ops before it.
+        let end_bits = |b: BlockId| self.entry.get(&b).and_then(|v| v.last()).copied().unwrap_or(0);
+        let before_bits = match &data.kind {
+            StmtKind::For(f) if f.trips().min >= 1 => end_bits(f.body),
+            StmtKind::If(i) => i.else_block.map_or(0, |e| end_bits(i.then_block) & end_bits(e)),
+            _ => 0,
+        };
+        for r in 0..NP {
+            for q in 0..NP {
+                if before_bits & (1 << (r * NP + q)) != 0 {
+                    st.vc[r][q] = st.vc[r][q].max(p);
+                }
+            }
+        }
         let sum = match &data.kind {
             StmtKind::For(f) => self.summaries.get(&f.body).copied(),
             StmtKind::If(i) => {
