@@ -55,149 +55,189 @@ fn is_name_char(c: char) -> bool {
 
 /// Splits `src` into tokens; the first lexical error stops it.
 pub fn lex(src: &str) -> Result<Vec<Token>, Diagnostic> {
-    // About one token per 5 bytes of typical text; saves regrowing a huge vector.
-    let mut out = Vec::with_capacity(src.len() / 5 + 1);
-    let bytes = src.as_bytes();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
-    while i < bytes.len() {
-        let c = src[i..].chars().next().expect("in bounds");
-        let loc = Loc { line, col };
-        if c == '\n' {
-            i += 1;
-            line += 1;
-            col = 1;
-            continue;
+    let mut lexer = Lexer::new(src);
+    let mut out = Vec::new();
+    loop {
+        let t = lexer.next_token()?;
+        let end = t.tok == Tok::Eof;
+        out.push(t);
+        if end {
+            return Ok(out);
         }
-        if c.is_whitespace() {
-            i += c.len_utf8();
-            col += 1;
-            continue;
+    }
+}
+
+/// Tokens on demand: the parser keeps a few of lookahead instead of a vector of the whole
+/// file, which on million-statement kernels is hundreds of megabytes.
+#[derive(Clone, Debug)]
+pub struct Lexer<'a> {
+    src: &'a str,
+    i: usize,
+    line: u32,
+    col: u32,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a str) -> Self {
+        Lexer {
+            src,
+            i: 0,
+            line: 1,
+            col: 1,
         }
-        if src[i..].starts_with("//") {
-            let end = src[i..].find('\n').map_or(src.len(), |e| i + e);
-            let text = &src[i + 2..end];
-            let trimmed = text.trim();
-            let tok = if trimmed.len() >= 5 && trimmed.chars().all(|c| c == '-') {
-                Tok::Split
-            } else {
-                Tok::Comment(
-                    text.strip_prefix(' ')
-                        .unwrap_or(text)
-                        .trim_end()
-                        .to_string(),
-                )
-            };
-            out.push(Token { tok, loc });
-            col += src[i..end].chars().count() as u32;
-            i = end;
-            continue;
-        }
-        let take_name = |start: usize| -> usize {
-            src[start..]
-                .find(|c: char| !is_name_char(c))
-                .map_or(src.len(), |e| start + e)
-        };
-        if c == '%' || c == '@' {
-            let end = take_name(i + 1);
-            if end == i + 1 {
-                return Err(Diagnostic::error(
-                    Some(loc),
-                    format!("expected a name after '{c}'"),
-                ));
+    }
+
+    /// The next token; `Eof` (repeated) at the end.
+    pub fn next_token(&mut self) -> Result<Token, Diagnostic> {
+        let src = self.src;
+        let bytes = src.as_bytes();
+        let (mut i, mut line, mut col) = (self.i, self.line, self.col);
+        let r = loop {
+            if i >= bytes.len() {
+                break Ok(Token {
+                    tok: Tok::Eof,
+                    loc: Loc { line, col },
+                });
             }
-            let name = src[i + 1..end].to_string();
-            out.push(Token {
-                tok: if c == '%' {
-                    Tok::Value(name)
+            let c = src[i..].chars().next().expect("in bounds");
+            let loc = Loc { line, col };
+            if c == '\n' {
+                i += 1;
+                line += 1;
+                col = 1;
+                continue;
+            }
+            if c.is_whitespace() {
+                i += c.len_utf8();
+                col += 1;
+                continue;
+            }
+            if src[i..].starts_with("//") {
+                let end = src[i..].find('\n').map_or(src.len(), |e| i + e);
+                let text = &src[i + 2..end];
+                let trimmed = text.trim();
+                let tok = if trimmed.len() >= 5 && trimmed.chars().all(|c| c == '-') {
+                    Tok::Split
                 } else {
-                    Tok::Symbol(name)
-                },
-                loc,
-            });
-            col += (end - i) as u32;
-            i = end;
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let end = src[i..]
-                .find(|c: char| !c.is_ascii_alphanumeric())
-                .map_or(src.len(), |e| i + e);
-            let text = &src[i..end];
-            let value = if let Some(hex) = text.strip_prefix("0x") {
-                i64::from_str_radix(hex, 16)
-            } else {
-                text.parse::<i64>()
+                    Tok::Comment(
+                        text.strip_prefix(' ')
+                            .unwrap_or(text)
+                            .trim_end()
+                            .to_string(),
+                    )
+                };
+                let token = Token { tok, loc };
+                col += src[i..end].chars().count() as u32;
+                i = end;
+                break Ok(token);
+            }
+            let take_name = |start: usize| -> usize {
+                src[start..]
+                    .find(|c: char| !is_name_char(c))
+                    .map_or(src.len(), |e| start + e)
             };
-            let v = value
-                .map_err(|_| Diagnostic::error(Some(loc), format!("invalid integer '{text}'")))?;
-            out.push(Token {
-                tok: Tok::Int(v),
-                loc,
-            });
-            col += (end - i) as u32;
-            i = end;
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == '_' {
-            let end = take_name(i);
-            out.push(Token {
-                tok: Tok::Word(src[i..end].to_string()),
-                loc,
-            });
-            col += (end - i) as u32;
-            i = end;
-            continue;
-        }
-        if c == '"' {
-            let mut j = i + 1;
-            let mut s = String::new();
-            loop {
-                match src[j..].chars().next() {
-                    None | Some('\n') => {
-                        return Err(Diagnostic::error(Some(loc), "unterminated string"));
-                    }
-                    Some('"') => break,
-                    Some('\\') => {
-                        return Err(Diagnostic::error(
-                            Some(Loc {
-                                line,
-                                // Columns count characters, and the string may hold non-ASCII.
-                                col: col + src[i..j].chars().count() as u32,
-                            }),
-                            "escapes are not allowed in op names",
-                        ));
-                    }
-                    Some(ch) => {
-                        s.push(ch);
-                        j += ch.len_utf8();
+            if c == '%' || c == '@' {
+                let end = take_name(i + 1);
+                if end == i + 1 {
+                    return Err(Diagnostic::error(
+                        Some(loc),
+                        format!("expected a name after '{c}'"),
+                    ));
+                }
+                let name = src[i + 1..end].to_string();
+                let token = Token {
+                    tok: if c == '%' {
+                        Tok::Value(name)
+                    } else {
+                        Tok::Symbol(name)
+                    },
+                    loc,
+                };
+                col += (end - i) as u32;
+                i = end;
+                break Ok(token);
+            }
+            if c.is_ascii_digit() {
+                let end = src[i..]
+                    .find(|c: char| !c.is_ascii_alphanumeric())
+                    .map_or(src.len(), |e| i + e);
+                let text = &src[i..end];
+                let value = if let Some(hex) = text.strip_prefix("0x") {
+                    i64::from_str_radix(hex, 16)
+                } else {
+                    text.parse::<i64>()
+                };
+                let v = value.map_err(|_| {
+                    Diagnostic::error(Some(loc), format!("invalid integer '{text}'"))
+                })?;
+                let token = Token {
+                    tok: Tok::Int(v),
+                    loc,
+                };
+                col += (end - i) as u32;
+                i = end;
+                break Ok(token);
+            }
+            if c.is_ascii_alphabetic() || c == '_' {
+                let end = take_name(i);
+                let token = Token {
+                    tok: Tok::Word(src[i..end].to_string()),
+                    loc,
+                };
+                col += (end - i) as u32;
+                i = end;
+                break Ok(token);
+            }
+            if c == '"' {
+                let mut j = i + 1;
+                let mut s = String::new();
+                loop {
+                    match src[j..].chars().next() {
+                        None | Some('\n') => {
+                            return Err(Diagnostic::error(Some(loc), "unterminated string"));
+                        }
+                        Some('"') => break,
+                        Some('\\') => {
+                            return Err(Diagnostic::error(
+                                Some(Loc {
+                                    line,
+                                    // Columns count characters, and the string may hold non-ASCII.
+                                    col: col + src[i..j].chars().count() as u32,
+                                }),
+                                "escapes are not allowed in op names",
+                            ));
+                        }
+                        Some(ch) => {
+                            s.push(ch);
+                            j += ch.len_utf8();
+                        }
                     }
                 }
+                col += src[i..=j].chars().count() as u32;
+                i = j + 1;
+                let token = Token {
+                    tok: Tok::Str(s),
+                    loc,
+                };
+                break Ok(token);
             }
-            col += src[i..=j].chars().count() as u32;
-            i = j + 1;
-            out.push(Token {
-                tok: Tok::Str(s),
-                loc,
-            });
-            continue;
-        }
-        if let Some(p) = PUNCTS.iter().find(|p| src[i..].starts_with(**p)) {
-            out.push(Token {
-                tok: Tok::Punct(p),
-                loc,
-            });
-            i += p.len();
-            col += p.len() as u32;
-            continue;
-        }
-        return Err(Diagnostic::error(
-            Some(loc),
-            format!("unexpected character '{}'", c.escape_debug()),
-        ));
+            if let Some(p) = PUNCTS.iter().find(|p| src[i..].starts_with(**p)) {
+                let token = Token {
+                    tok: Tok::Punct(p),
+                    loc,
+                };
+                i += p.len();
+                col += p.len() as u32;
+                break Ok(token);
+            }
+            return Err(Diagnostic::error(
+                Some(loc),
+                format!("unexpected character '{}'", c.escape_debug()),
+            ));
+        };
+        self.i = i;
+        self.line = line;
+        self.col = col;
+        r
     }
-    out.push(Token {
-        tok: Tok::Eof,
-        loc: Loc { line, col },
-    });
-    Ok(out)
 }

@@ -3,12 +3,12 @@
 //! Names are resolved while parsing, with lexical block scopes, so an undeclared or misused
 //! name is reported at its own line and column.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use crate::diag::Diagnostic;
 use crate::expr::{AffineExpr, CmpOp, Cond, Var};
 use crate::kernel::*;
-use crate::lexer::{lex, Tok, Token};
+use crate::lexer::{Lexer, Tok, Token};
 use crate::sync::{FlagId, SyncOp};
 use crate::vocab::{AccessKind, Counter, Group, Pipe, Space, Uniformity};
 
@@ -16,33 +16,32 @@ use crate::vocab::{AccessKind, Counter, Group, Pipe, Space, Uniformity};
 /// one entry per chunk, so one bad chunk does not hide the others' errors. A chunk without a
 /// `target` line inherits the previous chunk's target.
 pub fn parse_file(src: &str) -> Vec<Result<Module, Diagnostic>> {
-    let tokens = match lex(src) {
-        Ok(t) => t,
-        Err(d) => return vec![Err(d)],
-    };
-    // Cut at each `// -----`, which becomes its chunk's end of input. Split from the back so
-    // a one-chunk file (the large ones) moves its tokens without copying them.
-    let mut tokens = tokens;
-    let mut chunks: Vec<Vec<Token>> = Vec::new();
-    while let Some(at) = tokens.iter().rposition(|t| t.tok == Tok::Split) {
-        let tail = tokens.split_off(at + 1);
-        tokens[at].tok = Tok::Eof;
-        chunks.push(tail);
-    }
-    chunks.push(tokens);
-    chunks.reverse();
-    let mut out = Vec::with_capacity(chunks.len());
+    let mut lexer = Lexer::new(src);
+    let mut out = Vec::new();
     let mut inherited: Option<String> = None;
-    for toks in chunks {
+    loop {
         let mut p = Parser {
-            toks,
-            pos: 0,
+            lex: lexer,
+            buf: VecDeque::new(),
+            ended: None,
+            file_end: false,
+            lex_err: None,
             scopes: Vec::new(),
             kernel: None,
             pending: Vec::new(),
             depth: 0,
         };
         let res = p.module();
+        // Skip what an error left of the chunk, up to its `// -----` or the end of the file.
+        while p.ended.is_none() {
+            p.pull();
+        }
+        // A lexical error anywhere fails the whole file, as if it were lexed up front.
+        if let Some(d) = p.lex_err.take() {
+            return vec![Err(d)];
+        }
+        let file_end = p.file_end;
+        lexer = p.lex;
         if let Ok(m) = &res {
             if m.target.is_some() {
                 inherited = m.target.clone();
@@ -54,8 +53,10 @@ pub fn parse_file(src: &str) -> Vec<Result<Module, Diagnostic>> {
             }
             m
         }));
+        if file_end {
+            return out;
+        }
     }
-    out
 }
 
 /// Parses a file and merges its chunks; the first error stops it.
@@ -69,9 +70,16 @@ pub fn parse(src: &str) -> Result<File, Diagnostic> {
 
 type PResult<T> = Result<T, Diagnostic>;
 
-struct Parser {
-    toks: Vec<Token>,
-    pos: usize,
+struct Parser<'a> {
+    lex: Lexer<'a>,
+    /// Lookahead: the current token first.
+    buf: VecDeque<Token>,
+    /// Where this chunk ends (its `// -----`, the end of the file, or a lexical error): from
+    /// there on the parser sees `Eof`.
+    ended: Option<Loc>,
+    /// The chunk ended at the end of the file.
+    file_end: bool,
+    lex_err: Option<Diagnostic>,
     scopes: Vec<HashMap<String, ValueId>>,
     kernel: Option<Kernel>,
     /// Comments read but not yet attached to the next item.
@@ -83,31 +91,70 @@ struct Parser {
 /// Deepest nesting of blocks and parentheses accepted; real kernels nest a handful deep.
 pub const MAX_NESTING: u32 = 100;
 
-impl Parser {
+impl Parser<'_> {
+    /// Reads one more token into the lookahead.
+    fn pull(&mut self) {
+        let tok = match self.ended {
+            Some(loc) => Token { tok: Tok::Eof, loc },
+            None => match self.lex.next_token() {
+                Ok(t) if matches!(t.tok, Tok::Split | Tok::Eof) => {
+                    self.file_end = t.tok == Tok::Eof;
+                    self.ended = Some(t.loc);
+                    Token {
+                        tok: Tok::Eof,
+                        loc: t.loc,
+                    }
+                }
+                Ok(t) => t,
+                Err(d) => {
+                    let loc = d.loc.unwrap_or_default();
+                    self.lex_err = Some(d);
+                    self.file_end = true;
+                    self.ended = Some(loc);
+                    Token { tok: Tok::Eof, loc }
+                }
+            },
+        };
+        self.buf.push_back(tok);
+    }
+    /// The `n`-th token of the lookahead, comments included.
+    fn at(&mut self, n: usize) -> &Token {
+        while self.buf.len() <= n {
+            self.pull();
+        }
+        &self.buf[n]
+    }
     fn peek(&mut self) -> &Tok {
         self.skip_comments();
-        &self.toks[self.pos].tok
+        &self.at(0).tok
     }
     fn peek_at(&mut self, n: usize) -> &Tok {
         self.skip_comments();
-        let mut i = self.pos;
+        let mut i = 0;
         let mut left = n;
-        while left > 0 && i + 1 < self.toks.len() {
+        while left > 0 {
             i += 1;
-            if !matches!(self.toks[i].tok, Tok::Comment(_)) {
-                left -= 1;
+            match self.at(i).tok {
+                Tok::Eof => break,
+                Tok::Comment(_) => {}
+                _ => left -= 1,
             }
         }
-        &self.toks[i].tok
+        &self.at(i).tok
     }
     fn loc(&mut self) -> Loc {
         self.skip_comments();
-        self.toks[self.pos].loc
+        self.at(0).loc
     }
     fn skip_comments(&mut self) {
-        while let Tok::Comment(c) = &self.toks[self.pos].tok {
-            self.pending.push(c.clone());
-            self.pos += 1;
+        while let Tok::Comment(_) = self.at(0).tok {
+            if let Some(Token {
+                tok: Tok::Comment(c),
+                ..
+            }) = self.buf.pop_front()
+            {
+                self.pending.push(c);
+            }
         }
     }
     fn take_comments(&mut self) -> Vec<String> {
@@ -115,21 +162,15 @@ impl Parser {
         std::mem::take(&mut self.pending)
     }
     fn bump(&mut self) {
-        self.skip_comments();
-        if !matches!(self.toks[self.pos].tok, Tok::Eof) {
-            self.pos += 1;
-        }
+        self.take();
     }
-    /// Moves the current token out and advances (the parser never looks back, so the spent
-    /// slot is left as `Eof`); saves a clone of every name on large inputs.
+    /// Moves the current token out and advances; `Eof` stays put.
     fn take(&mut self) -> Tok {
         self.skip_comments();
-        if matches!(self.toks[self.pos].tok, Tok::Eof) {
+        if matches!(self.at(0).tok, Tok::Eof) {
             return Tok::Eof;
         }
-        let t = std::mem::replace(&mut self.toks[self.pos].tok, Tok::Eof);
-        self.pos += 1;
-        t
+        self.buf.pop_front().map_or(Tok::Eof, |t| t.tok)
     }
     fn err<T>(&mut self, expected: &str) -> PResult<T> {
         let loc = self.loc();
