@@ -234,7 +234,7 @@ impl<'k> Emitter<'k> {
                     let n = vname(vd.value);
                     match &vd.kind {
                         ViewKind::Range { lo, hi } => {
-                            if lo % 4 != 0 || hi % 4 != 0 || hi < lo {
+                            if !lo.is_multiple_of(4) || !hi.is_multiple_of(4) || hi < lo {
                                 return Err(Diagnostic::error(
                                     loc,
                                     format!("view [{lo}:{hi}] is not word aligned: not executable"),
@@ -492,11 +492,17 @@ impl<'k> Emitter<'k> {
                     };
                     let start = if rotated {
                         format!(
-                            "(long long)((sk_tid32 + {}u) % {}u)",
-                            self.wave, self.threads
+                            "(long long)(({}u + {}u - sk_tid32) % {}u)",
+                            model::read_offset(self.threads, self.wave),
+                            self.threads,
+                            self.threads
                         )
                     } else {
-                        "sk_tid".to_string()
+                        format!(
+                            "(long long)((sk_tid32 + {}u) % {}u)",
+                            model::write_rotation(self.threads, self.wave, ord),
+                            self.threads
+                        )
                     };
                     self.line(&format!(
                         "{{ uint32_t k = 0u; for (long long w = {a} + {start}; w < {b}; w += {}LL, ++k) {{ (void)k; {body} }} }}",

@@ -4,7 +4,8 @@
 //! `barrier` right before every op whose access conflicts with that set (overlapping words,
 //! one of them a write). Nothing is hoisted out of loops or merged across branches; threads
 //! are not told apart (an indexed access covers its whole operand). Async-copy commits and
-//! waits are left where they are.
+//! waits are left where they are; an async copy's writes count again at every later wait
+//! (where they land), until a wait for 0.
 
 use syncopt_interp::model::{self, Layout, Mem};
 use syncopt_ir::{
@@ -34,7 +35,7 @@ pub fn place(k: &mut Kernel) -> Result<usize, Diagnostic> {
         layout: &layout,
         points: Vec::new(),
     };
-    m.block(m.k.body, Vec::new(), true);
+    m.block(m.k.body, State::default(), true);
     let mut points = std::mem::take(&mut m.points);
     points.sort();
     points.dedup();
@@ -65,6 +66,22 @@ struct Membar<'a> {
 fn conflicts(a: &[Acc], b: &[Acc]) -> bool {
     a.iter()
         .any(|x| b.iter().any(|y| (x.2 || y.2) && x.0 < y.1 && y.0 < x.1))
+}
+
+/// Accesses since the last barrier, and async writes issued but maybe not landed.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct State {
+    pending: Vec<Acc>,
+    inflight: Vec<Acc>,
+}
+
+impl State {
+    fn join(&self, o: &State) -> State {
+        State {
+            pending: union(self.pending.clone(), &o.pending),
+            inflight: union(self.inflight.clone(), &o.inflight),
+        }
+    }
 }
 
 fn union(mut a: Vec<Acc>, b: &[Acc]) -> Vec<Acc> {
@@ -157,36 +174,40 @@ impl Membar<'_> {
         });
     }
 
-    /// Walks `b` with `pending` accesses since the last barrier; returns those at its end.
-    fn block(&mut self, b: BlockId, mut pending: Vec<Acc>, record: bool) -> Vec<Acc> {
+    /// Walks `b` from state `st`; returns the state at its end.
+    fn block(&mut self, b: BlockId, mut st: State, record: bool) -> State {
         let k = self.k;
         for (idx, &s) in k.blocks[b].stmts.iter().enumerate() {
             match &k.stmts[s].kind {
                 StmtKind::Op(op) => {
                     let acc = self.accesses(op);
-                    if conflicts(&acc, &pending) {
+                    if conflicts(&acc, &st.pending) {
                         if record {
                             self.points.push(ProgramPoint {
                                 block: b,
                                 index: idx,
                             });
                         }
-                        pending.clear();
+                        st.pending.clear();
                     }
-                    pending = union(pending, &acc);
+                    st.pending = union(st.pending, &acc);
+                    if op.asynchronous.is_some() {
+                        let writes: Vec<Acc> = acc.iter().copied().filter(|a| a.2).collect();
+                        st.inflight = union(st.inflight, &writes);
+                    }
                 }
                 StmtKind::For(f) => {
-                    let mut input = pending.clone();
+                    let mut input = st.clone();
                     loop {
                         let out = self.block(f.body, input.clone(), false);
-                        let next = union(input.clone(), &out);
+                        let next = input.join(&out);
                         if next == input {
                             break;
                         }
                         input = next;
                     }
                     let out = self.block(f.body, input, record);
-                    pending = union(pending, &out);
+                    st = st.join(&out);
                 }
                 StmtKind::If(i) if i.uniformity == syncopt_ir::Uniformity::Divergent => {
                     // No barrier may go inside: one before the if covers what it conflicts with.
@@ -194,29 +215,36 @@ impl Membar<'_> {
                     for b in std::iter::once(i.then_block).chain(i.else_block) {
                         self.collect(b, &mut inner);
                     }
-                    if conflicts(&inner, &pending) {
+                    if conflicts(&inner, &st.pending) {
                         if record {
                             self.points.push(ProgramPoint {
                                 block: b,
                                 index: idx,
                             });
                         }
-                        pending.clear();
+                        st.pending.clear();
                     }
-                    pending = union(pending, &inner);
+                    st.pending = union(st.pending, &inner);
                 }
                 StmtKind::If(i) => {
-                    let t = self.block(i.then_block, pending.clone(), record);
+                    let t = self.block(i.then_block, st.clone(), record);
                     let e = match i.else_block {
-                        Some(e) => self.block(e, pending.clone(), record),
-                        None => pending.clone(),
+                        Some(e) => self.block(e, st.clone(), record),
+                        None => st.clone(),
                     };
-                    pending = union(t, &e);
+                    st = t.join(&e);
                 }
-                StmtKind::Sync(op) if op.is_workgroup_barrier() => pending.clear(),
+                StmtKind::Sync(op) if op.is_workgroup_barrier() => st.pending.clear(),
+                // Async writes land at a wait: from here they conflict like fresh writes.
+                StmtKind::Sync(SyncOp::CpAsyncWait { n } | SyncOp::CounterWait { n, .. }) => {
+                    st.pending = union(st.pending, &st.inflight);
+                    if *n == 0 {
+                        st.inflight.clear();
+                    }
+                }
                 _ => {}
             }
         }
-        pending
+        st
     }
 }

@@ -48,8 +48,9 @@ fn double_buffer_emits_cp_async_and_loop_carried_handles() {
     // Parameter %n is a kernel argument with its default on the host.
     assert!(cu.contains("= 4LL;"));
     assert!(cu.contains("printf(\"%d %016llx\\n\""));
-    // Whole-buffer read: rotated by one warp of 32 over 128 threads.
-    assert!(cu.contains("(sk_tid32 + 32u) % 128u"), "{cu}");
+    // Whole-buffer read: reversed, (95 - tid) mod 128; the copy (op 0) rotates by 16.
+    assert!(cu.contains("((95u + 128u - sk_tid32) % 128u)"), "{cu}");
+    assert!(cu.contains("((sk_tid32 + 16u) % 128u)"), "{cu}");
 }
 
 #[test]
@@ -173,4 +174,23 @@ fn guarded_build_numbers_barriers_in_program_order() {
     let cu = e.finish(&[]);
     assert!(cu.contains("Guarded build: 2 barriers"));
     assert!(cu.contains("--skip"));
+}
+
+#[test]
+fn membar_orders_reads_after_the_wait_that_lands_a_copy() {
+    // The copy of %Q lands at the wait inside the loop; the WAR barrier at the top of the body
+    // comes before that wait, so another barrier must follow it before %Q is read.
+    let (mut k, _) = kernel(
+        "target sm_90\nkernel @k(%n = 2) waves 2 {\n  %G = buffer global 4096\n  %Q = buffer workgroup 256\n  %B = buffer workgroup 256\n  op \"lq\" async write %Q, read %G[0:256]\n  cp_async.commit\n  for %j = 0 to %n {\n    op \"lb\" async write %B[tid], read %G[tid]\n    cp_async.commit\n    cp_async.wait 0\n    op \"q\" read %Q\n    op \"b\" read %B\n  }\n}\n",
+    );
+    membar::place(&mut k).unwrap();
+    let text = syncopt_ir::print_kernel(&k);
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let q = lines
+        .iter()
+        .position(|l| l.starts_with("op \"q\""))
+        .unwrap();
+    assert_eq!(lines[q - 1], "barrier", "{text}");
+    let w = lines.iter().position(|l| *l == "cp_async.wait 0").unwrap();
+    assert!(w < q - 1, "{text}");
 }

@@ -376,6 +376,7 @@ impl<'k> Machine<'k> {
         h: Handle,
         sel: &Selector,
         rotated: bool,
+        op: u32,
         t: u32,
         loc: Option<Loc>,
     ) -> Result<Vec<i64>, Diagnostic> {
@@ -395,7 +396,7 @@ impl<'k> Machine<'k> {
             }
             Selector::Whole | Selector::Bytes { .. } => {
                 let (a, b) = sel_range(h, sel, loc)?;
-                let start = a + pattern_start(t, self.threads, self.wave, rotated);
+                let start = a + pattern_start(t, self.threads, self.wave, op, rotated);
                 Ok((start..b).step_by(self.threads as usize).collect())
             }
         }
@@ -436,7 +437,7 @@ impl<'k> Machine<'k> {
             let eloc = e.loc.or(loc);
             let rotated = e.kind == AccessKind::Read && !writes_shared;
             for (ti, &t) in active.iter().enumerate() {
-                let ws = self.words(h, &e.mem.sel, rotated, t, eloc)?;
+                let ws = self.words(h, &e.mem.sel, rotated, ord, t, eloc)?;
                 self.charge(ws.len() as u64, eloc)?;
                 for (kk, &rel) in ws.iter().enumerate() {
                     let abs = (h.off + rel) as usize;
@@ -505,7 +506,7 @@ impl<'k> Machine<'k> {
         match source {
             None => Ok(dst_rel.rem_euclid(self.layout.global_words as i64)),
             Some((h, sel)) => match sel {
-                Selector::Index(_) => Ok(h.off + self.words(*h, sel, false, t, loc)?[0]),
+                Selector::Index(_) => Ok(h.off + self.words(*h, sel, false, 0, t, loc)?[0]),
                 _ => {
                     let (a, b) = sel_range(*h, sel, loc)?;
                     if b <= a {
@@ -539,7 +540,7 @@ pub fn sel_range(h: Handle, sel: &Selector, loc: Option<Loc>) -> Result<(i64, i6
 }
 
 pub fn range_view(base: Handle, lo: u64, hi: u64, loc: Option<Loc>) -> Result<Handle, Diagnostic> {
-    if lo % 4 != 0 || hi % 4 != 0 || hi < lo {
+    if !lo.is_multiple_of(4) || !hi.is_multiple_of(4) || hi < lo {
         return Err(Diagnostic::error(
             loc,
             format!("view [{lo}:{hi}] is not word aligned: not executable"),

@@ -10,11 +10,14 @@
 //!   write-only output (`gout`). Only workgroup memory carries data between threads, which is
 //!   what barriers order.
 //! - `%X[expr]`: thread `t` touches word `expr` of `%X`.
-//! - `%X`, `%X[lo:hi]`: cooperative. Writes and atomics of thread `t` touch words
-//!   `lo/4 + t, + T, + 2T, ...` below `hi/4` (`T` threads). Reads of thread `t` touch the words
-//!   thread `(t + wave) mod T` writes, so every whole-buffer hazard crosses warps: unless the
-//!   op itself writes workgroup memory, where reads use `t`'s own words (one instance never
-//!   conflicts with itself).
+//! - `%X`, `%X[lo:hi]`: cooperative. Thread `t` touches words `lo/4 + p, + T, + 2T, ...`
+//!   below `hi/4` (`T` threads) for a pattern thread `p` ([`pattern_start`]): for writes and
+//!   atomics a rotation of `t` by an odd multiple of half a warp that changes with the op, for
+//!   reads a reversal. So a cooperative access never touches a word through the same thread as
+//!   an index `tid + 32 m`, a reversed index, another op's cooperative write (mostly) or a
+//!   cooperative read: the hazards the analysis sees cross threads. An op that also writes
+//!   workgroup memory reads through its write pattern (one instance never conflicts with
+//!   itself).
 //! - A store's `k`-th word gets [`store_value`] of (op ordinal, thread, iteration key, k); an
 //!   atomic adds that value; a load folds the word into the thread's checksum with [`fold`].
 //! - An async op issues its loads (checksum) at issue, and its workgroup writes land when a
@@ -122,7 +125,7 @@ pub fn layout(k: &Kernel) -> Result<Layout, Diagnostic> {
     for (i, b) in k.buffers.values().enumerate() {
         let loc = k.values[b.value].loc;
         let mem = mem_of_space(b.space, loc)?;
-        if b.size % 4 != 0 {
+        if !b.size.is_multiple_of(4) {
             return Err(Diagnostic::error(
                 loc,
                 format!(
@@ -179,7 +182,7 @@ fn resolve(
         Placement::Aliases(base) => (base, 0),
         Placement::At { base, offset } => (base, offset),
     };
-    if offset % 4 != 0 {
+    if !offset.is_multiple_of(4) {
         return Err(Diagnostic::error(
             loc,
             format!("placement offset {offset} is not a multiple of 4 bytes: not executable"),
@@ -240,11 +243,28 @@ pub fn byte_range_words(lo: u64, hi: u64) -> (i64, i64) {
     ((lo / 4) as i64, hi.div_ceil(4) as i64)
 }
 
-/// The first word (relative to the range start) of thread `tid`'s cooperative pattern.
-pub fn pattern_start(tid: u32, threads: u32, wave: u32, rotated: bool) -> i64 {
+/// The first word (relative to the range start) of thread `tid`'s cooperative pattern: words
+/// `start, start + T, ...`. Writes and atomics of op `op` use pattern thread
+/// `(tid + wave/2 + wave * (op mod waves)) mod T` (a rotation by an odd multiple of half a
+/// warp: never the thread an index `tid + 32 m` names, and different for neighbouring ops);
+/// reads use the reversal `(T - 1 - wave - tid) mod T` (odd, so never a rotation's thread).
+/// Reads of an op that also writes workgroup memory use the op's write pattern.
+pub fn pattern_start(tid: u32, threads: u32, wave: u32, op: u32, rotated: bool) -> i64 {
+    let t = threads as i64;
     if rotated {
-        ((tid + wave) % threads) as i64
+        (read_offset(threads, wave) - tid as i64).rem_euclid(t)
     } else {
-        tid as i64
+        (tid as i64 + write_rotation(threads, wave, op)).rem_euclid(t)
     }
+}
+
+/// The rotation of op `op`'s cooperative writes.
+pub fn write_rotation(threads: u32, wave: u32, op: u32) -> i64 {
+    let waves = (threads / wave.max(1)).max(1);
+    ((wave / 2) as i64 + wave as i64 * (op % waves) as i64).rem_euclid(threads as i64)
+}
+
+/// `a` of the reads' reversal `(a - tid) mod T`.
+pub fn read_offset(threads: u32, wave: u32) -> i64 {
+    (threads as i64 - 1 - wave as i64).rem_euclid(threads as i64)
 }

@@ -32,21 +32,27 @@ fn index_store_then_neighbour_load() {
 }
 
 #[test]
-fn whole_buffer_reads_are_rotated_by_one_wave() {
-    // 2 warps, 64 threads, 128 words: thread t writes words t and t + 64; reads those of
-    // thread (t + 32) mod 64.
+fn whole_buffer_patterns_cross_threads() {
+    // 2 warps, 64 threads, 128 words. The store (op 0) rotates by 16: thread t writes words
+    // p and p + 64 with p = (t + 16) mod 64. The load reverses: thread t reads words q and
+    // q + 64 with q = (31 - t) mod 64, which thread (q - 16) mod 64 wrote as its k-th word.
     let sums = run_src(
         "target sm_90\nkernel @k() waves 2 {\n  %A = buffer workgroup 512\n  op \"st\" write %A\n  barrier\n  op \"ld\" read %A\n}\n",
     )
     .unwrap();
     for t in 0..64u32 {
-        let o = (t + 32) % 64;
+        let q = (31 + 64 - t) % 64;
+        let w = (q + 64 - 16) % 64;
+        assert_ne!(w, t);
         let cs = fold(
-            fold(checksum_init(t), store_value(0, o, 0, 0)),
-            store_value(0, o, 0, 1),
+            fold(checksum_init(t), store_value(0, w, 0, 0)),
+            store_value(0, w, 0, 1),
         );
         assert_eq!(sums[t as usize], cs, "thread {t}");
     }
+    // The second op's writes rotate by 16 + 32.
+    assert_eq!(write_rotation(64, 32, 1), 48);
+    assert_eq!(write_rotation(64, 32, 2), 16);
 }
 
 #[test]
