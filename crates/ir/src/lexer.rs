@@ -4,25 +4,25 @@
 use crate::diag::Diagnostic;
 use crate::kernel::Loc;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Tok<'a> {
     /// A bare word: keyword, target name, memory space, pipe, counter.
-    Word(String),
+    Word(&'a str),
     /// `%name`
-    Value(String),
+    Value(&'a str),
     /// `@name`
-    Symbol(String),
+    Symbol(&'a str),
     Int(i64),
-    Str(String),
+    Str(&'a str),
     /// `// text` (the text after `//`, trimmed of one leading space).
-    Comment(String),
+    Comment(&'a str),
     /// The chunk separator line `// -----`.
     Split,
     Punct(&'static str),
     Eof,
 }
 
-impl Tok {
+impl Tok<'_> {
     pub fn describe(&self) -> String {
         match self {
             Tok::Word(w) => format!("'{w}'"),
@@ -39,8 +39,8 @@ impl Tok {
 }
 
 #[derive(Clone, Debug)]
-pub struct Token {
-    pub tok: Tok,
+pub struct Token<'a> {
+    pub tok: Tok<'a>,
     pub loc: Loc,
 }
 
@@ -54,7 +54,7 @@ fn is_name_char(c: char) -> bool {
 }
 
 /// Splits `src` into tokens; the first lexical error stops it.
-pub fn lex(src: &str) -> Result<Vec<Token>, Diagnostic> {
+pub fn lex(src: &str) -> Result<Vec<Token<'_>>, Diagnostic> {
     let mut lexer = Lexer::new(src);
     let mut out = Vec::new();
     loop {
@@ -88,7 +88,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token; `Eof` (repeated) at the end.
-    pub fn next_token(&mut self) -> Result<Token, Diagnostic> {
+    pub fn next_token(&mut self) -> Result<Token<'a>, Diagnostic> {
         let src = self.src;
         let bytes = src.as_bytes();
         let (mut i, mut line, mut col) = (self.i, self.line, self.col);
@@ -119,12 +119,7 @@ impl<'a> Lexer<'a> {
                 let tok = if trimmed.len() >= 5 && trimmed.chars().all(|c| c == '-') {
                     Tok::Split
                 } else {
-                    Tok::Comment(
-                        text.strip_prefix(' ')
-                            .unwrap_or(text)
-                            .trim_end()
-                            .to_string(),
-                    )
+                    Tok::Comment(text.strip_prefix(' ').unwrap_or(text).trim_end())
                 };
                 let token = Token { tok, loc };
                 col += src[i..end].chars().count() as u32;
@@ -144,7 +139,7 @@ impl<'a> Lexer<'a> {
                         format!("expected a name after '{c}'"),
                     ));
                 }
-                let name = src[i + 1..end].to_string();
+                let name = &src[i + 1..end];
                 let token = Token {
                     tok: if c == '%' {
                         Tok::Value(name)
@@ -181,7 +176,7 @@ impl<'a> Lexer<'a> {
             if c.is_ascii_alphabetic() || c == '_' {
                 let end = take_name(i);
                 let token = Token {
-                    tok: Tok::Word(src[i..end].to_string()),
+                    tok: Tok::Word(&src[i..end]),
                     loc,
                 };
                 col += (end - i) as u32;
@@ -190,7 +185,6 @@ impl<'a> Lexer<'a> {
             }
             if c == '"' {
                 let mut j = i + 1;
-                let mut s = String::new();
                 loop {
                     match src[j..].chars().next() {
                         None | Some('\n') => {
@@ -207,18 +201,15 @@ impl<'a> Lexer<'a> {
                                 "escapes are not allowed in op names",
                             ));
                         }
-                        Some(ch) => {
-                            s.push(ch);
-                            j += ch.len_utf8();
-                        }
+                        Some(ch) => j += ch.len_utf8(),
                     }
                 }
-                col += src[i..=j].chars().count() as u32;
-                i = j + 1;
                 let token = Token {
-                    tok: Tok::Str(s),
+                    tok: Tok::Str(&src[i + 1..j]),
                     loc,
                 };
+                col += src[i..=j].chars().count() as u32;
+                i = j + 1;
                 break Ok(token);
             }
             if let Some(p) = PUNCTS.iter().find(|p| src[i..].starts_with(**p)) {

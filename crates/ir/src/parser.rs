@@ -73,7 +73,7 @@ type PResult<T> = Result<T, Diagnostic>;
 struct Parser<'a> {
     lex: Lexer<'a>,
     /// Lookahead: the current token first.
-    buf: VecDeque<Token>,
+    buf: VecDeque<Token<'a>>,
     /// Where this chunk ends (its `// -----`, the end of the file, or a lexical error): from
     /// there on the parser sees `Eof`.
     ended: Option<Loc>,
@@ -91,7 +91,7 @@ struct Parser<'a> {
 /// Deepest nesting of blocks and parentheses accepted; real kernels nest a handful deep.
 pub const MAX_NESTING: u32 = 100;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// Reads one more token into the lookahead.
     fn pull(&mut self) {
         let tok = match self.ended {
@@ -118,17 +118,17 @@ impl Parser<'_> {
         self.buf.push_back(tok);
     }
     /// The `n`-th token of the lookahead, comments included.
-    fn at(&mut self, n: usize) -> &Token {
+    fn at(&mut self, n: usize) -> &Token<'a> {
         while self.buf.len() <= n {
             self.pull();
         }
         &self.buf[n]
     }
-    fn peek(&mut self) -> &Tok {
+    fn peek(&mut self) -> &Tok<'a> {
         self.skip_comments();
         &self.at(0).tok
     }
-    fn peek_at(&mut self, n: usize) -> &Tok {
+    fn peek_at(&mut self, n: usize) -> &Tok<'a> {
         self.skip_comments();
         let mut i = 0;
         let mut left = n;
@@ -153,7 +153,7 @@ impl Parser<'_> {
                 ..
             }) = self.buf.pop_front()
             {
-                self.pending.push(c);
+                self.pending.push(c.to_string());
             }
         }
     }
@@ -165,7 +165,7 @@ impl Parser<'_> {
         self.take();
     }
     /// Moves the current token out and advances; `Eof` stays put.
-    fn take(&mut self) -> Tok {
+    fn take(&mut self) -> Tok<'a> {
         self.skip_comments();
         if matches!(self.at(0).tok, Tok::Eof) {
             return Tok::Eof;
@@ -181,7 +181,7 @@ impl Parser<'_> {
         ))
     }
     fn is_word(&mut self, w: &str) -> bool {
-        matches!(self.peek(), Tok::Word(x) if x == w)
+        matches!(self.peek(), Tok::Word(x) if *x == w)
     }
     fn is_punct(&mut self, p: &str) -> bool {
         matches!(self.peek(), Tok::Punct(x) if *x == p)
@@ -222,7 +222,7 @@ impl Parser<'_> {
         let loc = self.loc();
         match self.peek() {
             Tok::Word(_) => match self.take() {
-                Tok::Word(w) => Ok((w, loc)),
+                Tok::Word(w) => Ok((w.to_string(), loc)),
                 _ => unreachable!("peeked a word"),
             },
             _ => self.err(what),
@@ -296,15 +296,26 @@ impl Parser<'_> {
         let loc = self.loc();
         match self.peek() {
             Tok::Value(_) => match self.take() {
-                Tok::Value(v) => Ok((v, loc)),
+                Tok::Value(v) => Ok((v.to_string(), loc)),
                 _ => unreachable!("peeked a value"),
             },
             _ => self.err(what),
         }
     }
+    /// A `%name` without copying it.
+    fn value_str(&mut self, what: &str) -> PResult<(&'a str, Loc)> {
+        let loc = self.loc();
+        match *self.peek() {
+            Tok::Value(v) => {
+                self.bump();
+                Ok((v, loc))
+            }
+            _ => self.err(what),
+        }
+    }
     fn memory_value(&mut self) -> PResult<ValueId> {
-        let (name, loc) = self.value_name("a buffer, view or handle ('%name')")?;
-        let v = self.lookup(&name, loc)?;
+        let (name, loc) = self.value_str("a buffer, view or handle ('%name')")?;
+        let v = self.lookup(name, loc)?;
         if !self.k().values[v].kind.is_memory() {
             return Err(Diagnostic::error(
                 Some(loc),
@@ -338,7 +349,7 @@ impl Parser<'_> {
         loop {
             match self.peek() {
                 Tok::Eof => break,
-                Tok::Word(w) if w == "kernel" => {
+                Tok::Word(w) if *w == "kernel" => {
                     let comments = self.take_comments();
                     if m.kernels.is_empty() && m.target.is_none() && m.comments.is_empty() {
                         m.comments = comments;
@@ -349,7 +360,7 @@ impl Parser<'_> {
                         m.kernels.push(k);
                     }
                 }
-                Tok::Word(w) if w == "target" => {
+                Tok::Word(w) if *w == "target" => {
                     let loc = self.loc();
                     return Err(Diagnostic::error(
                         Some(loc),
@@ -539,7 +550,7 @@ impl Parser<'_> {
         }
         // Classify without cloning the word: this runs once per statement.
         let w: &'static str = match self.peek() {
-            Tok::Word(w) => match w.as_str() {
+            Tok::Word(w) => match *w {
                 "op" => "op",
                 "for" => "for",
                 "if" => "if",
@@ -700,7 +711,7 @@ impl Parser<'_> {
             _ => return self.err("an op name in quotes"),
         };
         let mut op = OpData {
-            name,
+            name: name.to_string(),
             effects: Vec::new(),
             asynchronous: None,
             pipe: None,
@@ -1043,7 +1054,7 @@ impl Parser<'_> {
     fn atom(&mut self) -> PResult<AffineExpr> {
         let loc = self.loc();
         match self.peek() {
-            Tok::Word(w) if w == "tid" => {
+            Tok::Word(w) if *w == "tid" => {
                 self.bump();
                 Ok(AffineExpr::var(Var::Tid))
             }
