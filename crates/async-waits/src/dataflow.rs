@@ -404,7 +404,11 @@ impl<'a> Analysis<'a> {
         let mut out = State::new();
         for (&(c, p, kind), e) in st {
             let np = match map.get(&p) {
-                Some(&h) if seen[&p] == 1 => h,
+                Some(&h) if seen[&p] == 1 => {
+                    let mut q = self.places[p as usize].clone();
+                    q.via = Some(Box::new(self.places[h as usize].clone()));
+                    self.intern(q)
+                }
                 _ => {
                     let q = self.mem.into_loop(self.k, lp, &self.places[p as usize]);
                     self.intern(q)

@@ -26,6 +26,8 @@ use dataflow::{Analysis, Config, Need, SiteWait};
 
 /// Rounds of "place waits, re-analyse" before settling for the first (always sound) placement.
 const MAX_ROUNDS: usize = 8;
+/// Single-site refinements when the rounds do not settle.
+const MAX_GREEDY: usize = 64;
 
 /// Runs the pass on `kernel` for `target`.
 pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
@@ -49,6 +51,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     let mut sound = config.clone();
     let mut final_needs = an.needs.clone();
     let mut unpublished = an.unpublished.clone();
+    let mut converged = false;
     for _ in 0..MAX_ROUNDS {
         an.run(config.clone());
         let next = derive(&an.needs, target);
@@ -58,9 +61,48 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
             unpublished = an.unpublished.clone();
         }
         if next == config {
+            converged = true;
             break;
         }
         config = next;
+    }
+    if !converged {
+        // Waits that make each other redundant (a wait early in a loop covers a copy that a
+        // later wait also covers) make the rounds above oscillate. Settle them one at a
+        // time, earliest first, keeping each change only if the placement stays sound: later
+        // waits, nearer their consumers, are the ones kept.
+        let order = walk_order(kernel);
+        let mut frozen: BTreeSet<StmtId> = BTreeSet::new();
+        for _ in 0..MAX_GREEDY {
+            an.run(sound.clone());
+            let want = derive(&an.needs, target);
+            let mut cands: Vec<StmtId> = sound
+                .keys()
+                .copied()
+                .filter(|s| !frozen.contains(s) && want.get(s) != sound.get(s))
+                .collect();
+            cands.sort_by_key(|s| order.get(s).copied().unwrap_or(usize::MAX));
+            let Some(&site) = cands.first() else {
+                break;
+            };
+            let mut cand = sound.clone();
+            match want.get(&site) {
+                Some(w) => {
+                    cand.insert(site, w.clone());
+                }
+                None => {
+                    cand.remove(&site);
+                }
+            }
+            an.run(cand.clone());
+            if covers(&cand, &an.needs, target) {
+                sound = cand;
+                final_needs = an.needs.clone();
+                unpublished = an.unpublished.clone();
+            } else {
+                frozen.insert(site);
+            }
+        }
     }
     drop(an);
 
@@ -255,6 +297,15 @@ fn unknown_counters(k: &Kernel, target: Target) -> Vec<Diagnostic> {
         }
     });
     out
+}
+
+fn walk_order(k: &Kernel) -> std::collections::HashMap<StmtId, usize> {
+    let mut m = std::collections::HashMap::new();
+    k.walk(&mut |s, _| {
+        let n = m.len();
+        m.insert(s, n);
+    });
+    m
 }
 
 fn program_points(k: &Kernel) -> std::collections::HashMap<StmtId, ProgramPoint> {

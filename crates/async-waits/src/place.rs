@@ -36,6 +36,9 @@ pub enum Region {
         hi: u64,
         count: u32,
         index: AffineExpr,
+        /// The slot, when it is the same in every frame (a constant view, possibly written
+        /// through the induction variable of a loop it entered).
+        fixed: Option<i64>,
     },
     /// One 4-byte word per thread at byte `lo + 4 * index`, owned by the computing thread.
     Word { lo: u64, index: AffineExpr },
@@ -45,6 +48,10 @@ pub enum Region {
 pub struct Place {
     pub base: Base,
     pub region: Region,
+    /// The same bytes seen through a loop handle of the current frame, for comparing with
+    /// accesses through handles (a copy into `%A` before `for iter(%cur = %A, ...)` is `%cur`
+    /// in the first iteration, `%nxt` in the second, ...), while `base` keeps where it is.
+    pub via: Option<Box<Place>>,
 }
 
 /// How two accesses may interfere.
@@ -70,6 +77,8 @@ pub struct Memory {
     disjoint_handles: BTreeSet<syncopt_ir::StmtId>,
     /// Induction variables with a constant start: (start, step).
     ivs: std::collections::BTreeMap<ValueId, (i64, i64)>,
+    /// Loops whose induction variable selects a slot of some view.
+    slot_loops: BTreeSet<syncopt_ir::StmtId>,
 }
 
 impl Memory {
@@ -108,7 +117,19 @@ impl Memory {
             roots: vec![BTreeSet::new(); k.values.len()],
             disjoint_handles: BTreeSet::new(),
             ivs: Default::default(),
+            slot_loops: BTreeSet::new(),
         };
+        for (_, view) in k.views.iter() {
+            if let ViewKind::Slot { index, .. } = &view.kind {
+                for &(v, _) in &index.terms {
+                    if let Var::Value(v) = v {
+                        if let ValueKind::Iv(lp) = k.values[v].kind {
+                            m.slot_loops.insert(lp);
+                        }
+                    }
+                }
+            }
+        }
         for (_, data) in k.stmts.iter() {
             if let StmtKind::For(f) = &data.kind {
                 if let syncopt_ir::Bound::Const(lo) = f.lo {
@@ -222,6 +243,7 @@ impl Memory {
         Place {
             base: Base::Unknown(self.roots[idx(v)].iter().copied().collect()),
             region: Region::Range(0, u64::MAX),
+            via: None,
         }
     }
 
@@ -240,11 +262,13 @@ impl Memory {
                 Place {
                     base: Base::Root(r),
                     region: Region::Range(off, off.saturating_add(k.buffers[b].size)),
+                    via: None,
                 }
             }
             ValueKind::IterArg { .. } => Place {
                 base: Base::Handle(v),
                 region: Region::Range(0, u64::MAX),
+                via: None,
             },
             ValueKind::View(view) => {
                 let data = &k.views[view];
@@ -267,11 +291,13 @@ impl Memory {
                         } else {
                             let mut index = index.clone();
                             index.constant = index.constant.rem_euclid(*count as i64);
+                            let fixed = index.is_constant().then_some(index.constant);
                             Region::Slot {
                                 lo: a,
                                 hi: b,
                                 count: *count,
                                 index,
+                                fixed,
                             }
                         }
                     }
@@ -279,6 +305,7 @@ impl Memory {
                 Place {
                     base: inner.base,
                     region,
+                    via: None,
                 }
             }
             _ => self.unknown(v),
@@ -313,6 +340,7 @@ impl Memory {
         Place {
             base: p.base,
             region,
+            via: None,
         }
     }
 
@@ -360,6 +388,12 @@ impl Memory {
 
     /// Like `overlap`, with the kernel at hand to see which loop binds each handle.
     pub fn overlap_k(&self, k: &Kernel, p: &Place, q: &Place) -> Conflict {
+        if let (Some(v), Base::Handle(_)) = (&p.via, &q.base) {
+            return self.overlap_k(k, v, q);
+        }
+        if let (Base::Handle(_), Some(v)) = (&p.base, &q.via) {
+            return self.overlap_k(k, p, v);
+        }
         if let (Base::Handle(a), Base::Handle(b)) = (&p.base, &q.base) {
             if a != b {
                 if let (ValueKind::IterArg { stmt: s1, .. }, ValueKind::IterArg { stmt: s2, .. }) =
@@ -376,6 +410,19 @@ impl Memory {
 
     /// Rewrites a place from iteration i's frame into iteration i+1's frame of loop `lp`.
     pub fn across_back_edge(&self, k: &Kernel, lp: syncopt_ir::StmtId, p: &Place) -> Place {
+        if let Some(v) = &p.via {
+            let nv = self.across_back_edge(k, lp, v);
+            let mut main = self.across_back_edge(
+                k,
+                lp,
+                &Place {
+                    via: None,
+                    ..p.clone()
+                },
+            );
+            main.via = matches!(nv.base, Base::Handle(_)).then(|| Box::new(nv));
+            return main;
+        }
         let StmtKind::For(f) = &k.stmts[lp].kind else {
             return p.clone();
         };
@@ -402,6 +449,7 @@ impl Memory {
                 hi,
                 count,
                 index,
+                fixed,
             } => {
                 let mut index = shift(index, iv, f.step);
                 // Slots repeat every `count`: keep the constant reduced so the places stay
@@ -412,6 +460,7 @@ impl Memory {
                     hi: *hi,
                     count: *count,
                     index,
+                    fixed: *fixed,
                 }
             }
             // A word index that moves with the loop would give a new place every iteration;
@@ -419,30 +468,156 @@ impl Memory {
             Region::Word { lo, index } if index.coef(iv) != 0 => Region::Range(*lo, u64::MAX),
             r => r.clone(),
         };
-        Place { base, region }
+        Place {
+            base,
+            region,
+            via: None,
+        }
     }
 
     /// Rewrites a place for the code after loop `lp`: its handles and induction variable are
     /// gone, so what depended on them widens.
     pub fn out_of_loop(&self, k: &Kernel, lp: syncopt_ir::StmtId, p: &Place) -> Place {
+        if let Some(v) = &p.via {
+            let mut main = self.out_of_loop(
+                k,
+                lp,
+                &Place {
+                    via: None,
+                    ..p.clone()
+                },
+            );
+            let nv = match &v.base {
+                Base::Handle(h) if is_arg_of(k, *h, lp) => None,
+                _ => Some(Box::new(self.out_of_loop(k, lp, v))),
+            };
+            main.via = nv.filter(|x| matches!(x.base, Base::Handle(_)));
+            return main;
+        }
         let StmtKind::For(f) = &k.stmts[lp].kind else {
             return p.clone();
         };
         if let Base::Handle(h) = &p.base {
             if is_arg_of(k, *h, lp) {
-                return self.degrade(p);
+                return self
+                    .handle_at_exit(k, f, *h, &p.region)
+                    .unwrap_or_else(|| self.degrade(p));
             }
         }
         let iv = Var::Value(f.iv);
+        // With a known trip count the last iteration's induction variable is known: the
+        // place is taken in that frame.
+        let last_iv = match (f.lo, f.trips().exact()) {
+            (syncopt_ir::Bound::Const(lo), Some(n)) if n > 0 => {
+                Some(lo.wrapping_add((n as i64 - 1).wrapping_mul(f.step)))
+            }
+            _ => None,
+        };
         let region = match &p.region {
-            Region::Slot { lo, hi, index, .. } if index.coef(iv) != 0 => Region::Range(*lo, *hi),
+            Region::Slot {
+                lo,
+                hi,
+                count,
+                index,
+                fixed,
+            } if index.coef(iv) != 0 => match (fixed, last_iv) {
+                (Some(c), _) => Region::Slot {
+                    lo: *lo,
+                    hi: *hi,
+                    count: *count,
+                    index: AffineExpr::constant(*c),
+                    fixed: Some(*c),
+                },
+                (None, Some(v)) => {
+                    let mut e = index.clone();
+                    let c = e.coef(iv);
+                    e.add_term(iv, -c);
+                    e.constant = e
+                        .constant
+                        .wrapping_add(c.wrapping_mul(v))
+                        .rem_euclid((*count).max(1) as i64);
+                    let fixed = Some(e.constant);
+                    Region::Slot {
+                        lo: *lo,
+                        hi: *hi,
+                        count: *count,
+                        index: e,
+                        fixed,
+                    }
+                }
+                (None, None) => Region::Range(*lo, *hi),
+            },
             Region::Word { lo, index } if index.coef(iv) != 0 => Region::Range(*lo, u64::MAX),
             r => r.clone(),
         };
         Place {
             base: p.base.clone(),
             region,
+            via: None,
         }
+    }
+
+    /// With a known trip count and a yield that permutes the handles, the handle of the last
+    /// iteration is a known initial value: `arg_j` at iteration t is `init` of `perm^t(j)`.
+    fn handle_at_exit(
+        &self,
+        k: &Kernel,
+        f: &syncopt_ir::ForData,
+        h: ValueId,
+        region: &Region,
+    ) -> Option<Place> {
+        let n = f.trips().exact()?;
+        if n == 0 || n > 4096 {
+            return None;
+        }
+        let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.0).collect();
+        let yields = &k.blocks[f.body].yields;
+        if yields.len() != args.len() {
+            return None;
+        }
+        let perm: Vec<usize> = yields
+            .iter()
+            .map(|y| args.iter().position(|a| a == y))
+            .collect::<Option<Vec<_>>>()?;
+        let mut j = args.iter().position(|&a| a == h)?;
+        for _ in 0..n - 1 {
+            j = perm[j];
+        }
+        let init = self.value_place(k, f.iter_args[j].1);
+        let Region::Range(x, y) = init.region else {
+            return None;
+        };
+        if matches!(init.base, Base::Unknown(_) | Base::Handle(_)) {
+            return None;
+        }
+        let region = match region {
+            Region::Range(a, b) => Region::Range(
+                x.saturating_add(*a),
+                x.saturating_add(*b).min(y).max(x.saturating_add(*a)),
+            ),
+            Region::Slot {
+                lo,
+                hi,
+                count,
+                index,
+                fixed,
+            } => Region::Slot {
+                lo: x.saturating_add(*lo),
+                hi: x.saturating_add(*hi).min(y),
+                count: *count,
+                index: index.clone(),
+                fixed: *fixed,
+            },
+            Region::Word { lo, index } => Region::Word {
+                lo: x.saturating_add(*lo),
+                index: index.clone(),
+            },
+        };
+        Some(Place {
+            base: init.base,
+            region,
+            via: None,
+        })
     }
 
     /// The coarsest place with the same possible root buffers.
@@ -451,6 +626,7 @@ impl Memory {
         Place {
             base: Base::Unknown(roots.into_iter().collect()),
             region: Region::Range(0, u64::MAX),
+            via: None,
         }
     }
 }
@@ -473,12 +649,14 @@ fn slot_range(r: &Region) -> Option<(u64, u64)> {
         hi,
         count,
         index,
+        fixed,
     } = r
     {
-        if index.is_constant() && *count > 0 {
+        let c = fixed.or(index.is_constant().then_some(index.constant));
+        if let (Some(c), true) = (c, *count > 0) {
             let n = *count as u64;
             let size = (hi - lo) / n;
-            let i = index.constant.rem_euclid(*count as i64) as u64;
+            let i = c.rem_euclid(*count as i64) as u64;
             return Some((lo + i * size, lo + (i + 1) * size));
         }
     }
@@ -521,12 +699,18 @@ impl Memory {
         let (syncopt_ir::Bound::Const(lo), 1) = (f.lo, f.step) else {
             return p.clone();
         };
+        if !self.slot_loops.contains(&lp) {
+            // Nothing in the loop picks a slot by its induction variable: keep the place
+            // constant, so it survives the loop's exit intact.
+            return p.clone();
+        }
         match &p.region {
             Region::Slot {
                 lo: a,
                 hi,
                 count,
                 index,
+                fixed,
             } if index.is_constant() => {
                 let mut e = AffineExpr::var(Var::Value(f.iv));
                 e.constant = (index.constant.wrapping_sub(lo)).rem_euclid((*count).max(1) as i64);
@@ -537,7 +721,9 @@ impl Memory {
                         hi: *hi,
                         count: *count,
                         index: e,
+                        fixed: fixed.or(Some(index.constant)),
                     },
+                    via: None,
                 }
             }
             _ => p.clone(),
@@ -577,14 +763,24 @@ fn region_overlap(m: &Memory, p: &Region, q: &Region) -> Conflict {
                 hi: b1,
                 count: n1,
                 index: i1,
+                fixed: f1,
             },
             Region::Slot {
                 lo: a2,
                 hi: b2,
                 count: n2,
                 index: i2,
+                fixed: f2,
             },
         ) if a1 == a2 && b1 == b2 && n1 == n2 => {
+            if let (Some(x), Some(y)) = (f1, f2) {
+                let n = (*n1).max(1) as i64;
+                return if x.rem_euclid(n) == y.rem_euclid(n) {
+                    Conflict::CrossThread
+                } else {
+                    Conflict::None
+                };
+            }
             let mut d = i1.clone();
             for &(v, c) in &i2.terms {
                 d.add_term(v, -c);

@@ -56,7 +56,7 @@ pub fn check(k: &Kernel, target: Target) -> Option<Vec<Violation>> {
     let mut w = Walker {
         k,
         target,
-        max_paths: 4000,
+        max_paths: 600,
         overflow: false,
     };
     let paths = w.block(k.body, vec![(Vec::new(), Env::default())]);
