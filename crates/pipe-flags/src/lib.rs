@@ -472,11 +472,7 @@ impl<'k> Ctx<'k> {
         self.grants.borrow_mut().clear();
         for b in self.post_order.clone() {
             let list = by_block.remove(&b).unwrap_or_default();
-            let f: Vec<usize> = forced
-                .iter()
-                .filter(|x| x.0 == b)
-                .map(|x| x.1)
-                .collect();
+            let f: Vec<usize> = forced.iter().filter(|x| x.0 == b).map(|x| x.1).collect();
             let (sum, entry) = self.sweep(b, &list, hz, opts, &f, &mut groups, &mut bars);
             self.summaries.insert(b, sum);
             self.entry.insert(b, entry);
@@ -539,7 +535,9 @@ impl<'k> Ctx<'k> {
                 st.apply(&SyncOp::PipeBarrier { pipe: Pipe::All }, p as i32, c, None);
             }
             if c == 0 {
-                self.decide(b, p, i, &intra[i], hz, opts, &hist, &mut st.vc, groups, bars);
+                self.decide(
+                    b, p, i, &intra[i], hz, opts, &hist, &mut st.vc, groups, bars,
+                );
             } else {
                 // Pairs and barriers chosen in earlier copies act again in this one.
                 for g in &groups[first_group..] {
@@ -647,7 +645,9 @@ impl<'k> Ctx<'k> {
         // Which pipes' body ops the source pipe knew of at the set.
         let known = |src: Pipe, set: usize| -> u8 {
             let row = hist[set][pix(src)];
-            (0..NP).filter(|&q| row[q] >= last[q]).fold(1 << pix(src), |m, q| m | 1 << q)
+            (0..NP)
+                .filter(|&q| row[q] >= last[q])
+                .fold(1 << pix(src), |m, q| m | 1 << q)
         };
         let mut out: Vec<(Pipe, Pipe, u8)> = chosen
             .iter()
@@ -661,7 +661,11 @@ impl<'k> Ctx<'k> {
             StmtKind::Sync(op) => Some(op),
             _ => None,
         };
-        let before: Vec<&SyncOp> = parent[..pi].iter().rev().map_while(|&s| sync_of(s)).collect();
+        let before: Vec<&SyncOp> = parent[..pi]
+            .iter()
+            .rev()
+            .map_while(|&s| sync_of(s))
+            .collect();
         let after: Vec<&SyncOp> = parent[pi + 1..].iter().map_while(|&s| sync_of(s)).collect();
         let body = self.loops[&f].body;
         for (i, &s) in self.kernel.blocks[body].stmts.iter().enumerate() {
@@ -748,10 +752,18 @@ impl<'k> Ctx<'k> {
         let mask = self.pipes_in.get(&s).copied().unwrap_or(0);
         // A statement that always runs its body passes on what the body learns about the
         // ops before it.
-        let end_bits = |b: BlockId| self.entry.get(&b).and_then(|v| v.last()).copied().unwrap_or(0);
+        let end_bits = |b: BlockId| {
+            self.entry
+                .get(&b)
+                .and_then(|v| v.last())
+                .copied()
+                .unwrap_or(0)
+        };
         let before_bits = match &data.kind {
             StmtKind::For(f) if f.trips().min >= 1 => end_bits(f.body),
-            StmtKind::If(i) => i.else_block.map_or(0, |e| end_bits(i.then_block) & end_bits(e)),
+            StmtKind::If(i) => i
+                .else_block
+                .map_or(0, |e| end_bits(i.then_block) & end_bits(e)),
             _ => 0,
         };
         for r in 0..NP {
@@ -895,8 +907,31 @@ impl<'k> Ctx<'k> {
             }
             let g = &cands[i].0;
             let (ps, pd) = (pix(g.src), pix(g.dst));
-            if g.hazards.iter().all(|&h| v[pd][ps] >= (hz[h].ix + 1) as i32) {
+            if g.hazards
+                .iter()
+                .all(|&h| v[pd][ps] >= (hz[h].ix + 1) as i32)
+            {
                 keep[i] = false;
+            }
+        }
+        // A dropped pair may have leaned on one dropped after it: put back, until stable,
+        // every dropped pair the kept ones do not cover.
+        loop {
+            let mut v = *vc;
+            for ((g, snap), &k) in cands.iter().zip(&keep) {
+                if k {
+                    join(&mut v[pix(g.dst)], snap);
+                }
+            }
+            let back = cands.iter().zip(&keep).position(|((g, _), &k)| {
+                !k && g
+                    .hazards
+                    .iter()
+                    .any(|&h| v[pix(g.dst)][pix(g.src)] < (hz[h].ix + 1) as i32)
+            });
+            match back {
+                Some(i) => keep[i] = true,
+                None => break,
             }
         }
         for ((g, snap), k) in cands.into_iter().zip(keep) {
@@ -944,7 +979,10 @@ impl<'k> Ctx<'k> {
                 SyncOp::SetFlag { src, id, .. } | SyncOp::WaitFlag { src, id, .. },
             ) = &d.kind
             {
-                used_in_input.entry(*src).or_default().extend(id.possible_ids());
+                used_in_input
+                    .entry(*src)
+                    .or_default()
+                    .extend(id.possible_ids());
             }
         });
         let avail = |src: Pipe, id: u32| {
@@ -1172,9 +1210,9 @@ impl SweepState {
     fn apply(&mut self, op: &SyncOp, p: i32, copy: usize, iv: Option<ValueId>) {
         let concrete = |id: &FlagId| -> FlagId {
             match (&id.alternate, iv) {
-                (Some((e, 2)), Some(v)) if e.coef(Var::Value(v)) % 2 != 0 => FlagId::fixed(
-                    id.base + (copy as u32 + e.constant.rem_euclid(2) as u32) % 2,
-                ),
+                (Some((e, 2)), Some(v)) if e.coef(Var::Value(v)) % 2 != 0 => {
+                    FlagId::fixed(id.base + (copy as u32 + e.constant.rem_euclid(2) as u32) % 2)
+                }
                 _ => id.clone(),
             }
         };

@@ -24,7 +24,11 @@ fn one(seed: u64, ops: usize, target: Target, opts: &InsertOptions, removals: bo
     }
     let printed = syncopt_ir::print_kernel(&k);
     let (k2, _) = insert_with(&printed, target, opts);
-    assert_eq!(syncopt_ir::print_kernel(&k2), printed, "seed {seed}: not idempotent");
+    assert_eq!(
+        syncopt_ir::print_kernel(&k2),
+        printed,
+        "seed {seed}: not idempotent"
+    );
     if removals {
         let under_if = syncs_under_if(&k);
         for ((what, c), nested) in each_removed(&k).into_iter().zip(under_if) {
@@ -45,7 +49,10 @@ fn one(seed: u64, ops: usize, target: Target, opts: &InsertOptions, removals: bo
                 });
                 continue;
             }
-            assert!(rejected, "seed {seed}: removing `{what}` still verifies\n{printed}");
+            assert!(
+                rejected,
+                "seed {seed}: removing `{what}` still verifies\n{printed}"
+            );
         }
     }
 }
@@ -91,8 +98,8 @@ fn campaign(seeds: std::ops::Range<u64>, removals: bool) {
     for seed in seeds {
         for target in [Target::Ascend910b, Target::Ascend950] {
             // Removal runs skip the id-starved variant: its fallback barriers are sound but not
-        // always minimal (see the report).
-        let opts = &variants[(seed % if removals { 2 } else { 3 }) as usize];
+            // always minimal (see the report).
+            let opts = &variants[(seed % if removals { 2 } else { 3 }) as usize];
             one(seed, 4 + (seed as usize * 7) % 36, target, opts, removals);
         }
     }

@@ -25,7 +25,11 @@ fn kernel(body: &str) -> String {
 
 /// Inserts, checks the verifier accepts the output, that a second run adds nothing, and that
 /// removing any inserted sync (or any inserted pair, or barrier) makes the verifier reject it.
-fn run_checked(body: &str, target: Target, opts: &InsertOptions) -> (syncopt_ir::Kernel, syncopt_analysis::PassReport) {
+fn run_checked(
+    body: &str,
+    target: Target,
+    opts: &InsertOptions,
+) -> (syncopt_ir::Kernel, syncopt_analysis::PassReport) {
     let src = kernel(body);
     let (k, r) = insert_with(&src, target, opts);
     verify_ok(&k, target).unwrap();
@@ -47,7 +51,11 @@ fn lines(body: &str, target: Target) -> Vec<String> {
 }
 
 fn expect(got: Vec<String>, want: &str) {
-    let want: Vec<String> = want.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect();
+    let want: Vec<String> = want
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
     assert_eq!(got, want, "\ngot:\n{}\n", got.join("\n"));
 }
 
@@ -98,12 +106,17 @@ fn pt2_cube_barrier_on_both_targets_and_never_on_scalar() {
         let body = r#"  op "matmul" write %O, read %L, read %R
   op "matmul" write %O, read %L, read %R
 "#;
-        assert_eq!(sync_lines(&run_checked(body, t, &InsertOptions::default()).0), ["pipe_barrier M"]);
+        assert_eq!(
+            sync_lines(&run_checked(body, t, &InsertOptions::default()).0),
+            ["pipe_barrier M"]
+        );
     }
     let body = r#"  op "scalar" write %A
   op "scalar" read %A
 "#;
-    assert!(lines(body, T910).iter().all(|l| !l.contains("pipe_barrier")));
+    assert!(lines(body, T910)
+        .iter()
+        .all(|l| !l.contains("pipe_barrier")));
 }
 
 #[test]
@@ -260,9 +273,18 @@ fn nested_loops_keep_inner_and_outer_pairs() {
     // load -> add (before the inner loop), add -> store (after it), the V same-pipe chain
     // inside, and the store/add and add/load pairs around the outer ring.
     assert!(s.contains(&"pipe_barrier V".to_string()), "{s:?}");
-    assert!(s.iter().any(|l| l.starts_with("wait_flag MTE2 -> V")), "{s:?}");
-    assert!(s.iter().any(|l| l.starts_with("wait_flag V -> MTE3")), "{s:?}");
-    assert!(s.iter().any(|l| l.starts_with("wait_flag V -> MTE2")), "{s:?}");
+    assert!(
+        s.iter().any(|l| l.starts_with("wait_flag MTE2 -> V")),
+        "{s:?}"
+    );
+    assert!(
+        s.iter().any(|l| l.starts_with("wait_flag V -> MTE3")),
+        "{s:?}"
+    );
+    assert!(
+        s.iter().any(|l| l.starts_with("wait_flag V -> MTE2")),
+        "{s:?}"
+    );
 }
 
 #[test]
@@ -321,10 +343,20 @@ fn many_live_flags() -> String {
     // Nine loads, then their consumers in the same order: nine MTE2 -> MTE1 flags live at once.
     let mut b = String::new();
     for i in 0..9 {
-        b.push_str(&format!("  op \"load\" write %P[{}:{}], read %gA\n", i * 200, i * 200 + 200));
+        b.push_str(&format!(
+            "  op \"load\" write %P[{}:{}], read %gA\n",
+            i * 200,
+            i * 200 + 200
+        ));
     }
     for i in 0..9 {
-        b.push_str(&format!("  op \"move\" write %L[{}:{}], read %P[{}:{}]\n", i * 200, i * 200 + 200, i * 200, i * 200 + 200));
+        b.push_str(&format!(
+            "  op \"move\" write %L[{}:{}], read %P[{}:{}]\n",
+            i * 200,
+            i * 200 + 200,
+            i * 200,
+            i * 200 + 200
+        ));
     }
     b
 }
@@ -333,8 +365,18 @@ fn many_live_flags() -> String {
 fn out_of_ids_falls_back_to_pipe_barrier_all_with_warning() {
     let (k, r) = run_checked(&many_live_flags(), T910, &InsertOptions::default());
     let s = sync_lines(&k);
-    assert_eq!(s.iter().filter(|l| l.as_str() == "pipe_barrier ALL").count(), 1, "{s:?}");
-    assert_eq!(s.iter().filter(|l| l.starts_with("set_flag")).count(), 8, "{s:?}");
+    assert_eq!(
+        s.iter()
+            .filter(|l| l.as_str() == "pipe_barrier ALL")
+            .count(),
+        1,
+        "{s:?}"
+    );
+    assert_eq!(
+        s.iter().filter(|l| l.starts_with("set_flag")).count(),
+        8,
+        "{s:?}"
+    );
     let warns: Vec<_> = r.diagnostics.iter().filter(|d| !d.is_error()).collect();
     assert_eq!(warns.len(), 1);
     assert!(warns[0].message.contains("out of event ids"));
@@ -354,9 +396,19 @@ fn flag_ids_option_shrinks_the_pool() {
     };
     let (k, r) = run_checked(&many_live_flags(), T910, &opts);
     let s = sync_lines(&k);
-    assert_eq!(s.iter().filter(|l| l.starts_with("set_flag")).count(), 2, "{s:?}");
+    assert_eq!(
+        s.iter().filter(|l| l.starts_with("set_flag")).count(),
+        2,
+        "{s:?}"
+    );
     // One barrier before the third move orders every later move too.
-    assert_eq!(s.iter().filter(|l| l.as_str() == "pipe_barrier ALL").count(), 1, "{s:?}");
+    assert_eq!(
+        s.iter()
+            .filter(|l| l.as_str() == "pipe_barrier ALL")
+            .count(),
+        1,
+        "{s:?}"
+    );
     assert_eq!(r.diagnostics.len(), 1);
     assert_eq!(r.diagnostics[0].loc, Some(Loc { line: 26, col: 3 }));
 }
@@ -369,9 +421,20 @@ fn reserved_ids_are_never_used() {
     };
     let (k, r) = run_checked(&many_live_flags(), T910, &opts);
     let s = sync_lines(&k);
-    assert!(s.iter().all(|l| !l.ends_with(", 0") && !l.ends_with(", 1")), "{s:?}");
-    assert_eq!(s.iter().filter(|l| l.starts_with("set_flag")).count(), 6, "{s:?}");
-    assert_eq!(r.diagnostics.len(), 1, "one barrier for the seventh to ninth moves");
+    assert!(
+        s.iter().all(|l| !l.ends_with(", 0") && !l.ends_with(", 1")),
+        "{s:?}"
+    );
+    assert_eq!(
+        s.iter().filter(|l| l.starts_with("set_flag")).count(),
+        6,
+        "{s:?}"
+    );
+    assert_eq!(
+        r.diagnostics.len(),
+        1,
+        "one barrier for the seventh to ninth moves"
+    );
 }
 
 #[test]
@@ -428,8 +491,16 @@ fn trap_redundancy_removal_respects_before_after() {
         &InsertOptions::default(),
     );
     let lines = body_lines(&k);
-    let add = lines.iter().position(|l| l.starts_with("op \"add\"")).unwrap();
-    assert!(lines[..add].iter().any(|l| l.starts_with("wait_flag MTE2 -> V")), "{lines:?}");
+    let add = lines
+        .iter()
+        .position(|l| l.starts_with("op \"add\""))
+        .unwrap();
+    assert!(
+        lines[..add]
+            .iter()
+            .any(|l| l.starts_with("wait_flag MTE2 -> V")),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -7,7 +7,14 @@ use syncopt_targets::Target;
 
 pub fn parse_kernel(src: &str) -> Kernel {
     let file = syncopt_ir::parse(src).unwrap_or_else(|d| panic!("parse error: {d:?}\n{src}"));
-    file.chunks.into_iter().next().unwrap().kernels.into_iter().next().unwrap()
+    file.chunks
+        .into_iter()
+        .next()
+        .unwrap()
+        .kernels
+        .into_iter()
+        .next()
+        .unwrap()
 }
 
 /// Kernel `body` (the lines inside `kernel @k(...) { }`) on `target`, through the pass.
@@ -102,10 +109,16 @@ pub fn each_pair_removed(k: &Kernel) -> Vec<(String, Kernel)> {
                         c.remove_stmt(s);
                         c.remove_stmt(w);
                         out.push((
-                            format!("pair {}", syncopt_ir::printer::sync_op_string(k, match &d.kind {
-                                StmtKind::Sync(op) => op,
-                                _ => unreachable!(),
-                            })),
+                            format!(
+                                "pair {}",
+                                syncopt_ir::printer::sync_op_string(
+                                    k,
+                                    match &d.kind {
+                                        StmtKind::Sync(op) => op,
+                                        _ => unreachable!(),
+                                    }
+                                )
+                            ),
                             c,
                         ));
                     }
