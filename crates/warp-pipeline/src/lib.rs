@@ -156,6 +156,8 @@ struct Pipeline {
     /// Counter waits to put before the barrier of a boundary slot: the largest count
     /// that completes every async access the slot publishes.
     waits: BTreeMap<(usize, Counter), u32>,
+    /// For `--explain`: a few of the pairs each chosen fence orders.
+    reasons: BTreeMap<usize, Vec<Covered>>,
     /// Flat: index of the first marker and of `stage.end` in `block`.
     span: (usize, usize),
 }
@@ -177,7 +179,8 @@ struct Need {
     /// Boundary slots, and the instance position each stands for (the boundary after it).
     window: Vec<usize>,
     positions: Vec<usize>,
-    covered: Covered,
+    /// The pairs that need it (a few, for `--explain`).
+    more: Vec<Covered>,
     /// The access that runs first is async: the boundary needs a wait on its counter
     /// (before the barrier), not an LDS fence.
     wait: Option<WaitReq>,
@@ -383,6 +386,7 @@ impl<'a> Pass<'a> {
             gap,
             fences: BTreeSet::new(),
             waits: BTreeMap::new(),
+            reasons: BTreeMap::new(),
             span: (0, 0),
         })
     }
@@ -569,6 +573,7 @@ impl<'a> Pass<'a> {
                         gap,
                         fences: BTreeSet::new(),
                         waits: BTreeMap::new(),
+                        reasons: BTreeMap::new(),
                         span: (i, end),
                     });
                     i = end + 1;
@@ -1091,14 +1096,7 @@ impl<'a> Pass<'a> {
     }
 
     fn fence_reasons(&self, p: &Pipeline, slot: usize) -> Vec<Covered> {
-        let (needs, _) = self.needs(p);
-        let mut out: Vec<Covered> = Vec::new();
-        for n in needs {
-            if n.wait.is_none() && n.window.contains(&slot) && !out.contains(&n.covered) {
-                out.push(n.covered);
-            }
-        }
-        out
+        p.reasons.get(&slot).cloned().unwrap_or_default()
     }
 
     /// The fence requirements of `p` (and the errors: pairs no barrier can order).
@@ -1123,6 +1121,11 @@ impl<'a> Pass<'a> {
             (n, n, Box::new(|x| x + 1))
         };
         let mut seen_err: BTreeSet<(usize, usize)> = BTreeSet::new();
+        #[allow(clippy::type_complexity)]
+        let mut dedup: BTreeMap<
+            (Option<(Counter, StmtId)>, usize, usize, usize, usize),
+            Need,
+        > = BTreeMap::new();
         for e in 0..e_range {
             let l_end = if p.is_loop() { e + max_l } else { n - 1 };
             for l in e..=l_end {
@@ -1153,30 +1156,51 @@ impl<'a> Pass<'a> {
                         for (w, y_first) in windows(e, l, g) {
                             let Some(w) = w else { continue };
                             let (src, inst) = if y_first { (y, l) } else { (x, e) };
-                            let positions: Vec<usize> = (w.0..=w.1).collect();
-                            needs.push(Need {
-                                window: positions.iter().map(|&q| slot_of(q)).collect(),
-                                positions,
-                                covered: Covered {
-                                    kind: if src.async_counter.is_some() {
-                                        format!("{kind} (async)")
-                                    } else {
-                                        kind.into()
-                                    },
-                                    from: x.loc,
-                                    to: y.loc,
+                            let covered = Covered {
+                                kind: if src.async_counter.is_some() {
+                                    format!("{kind} (async)")
+                                } else {
+                                    kind.into()
                                 },
-                                wait: src.async_counter.map(|counter| WaitReq {
-                                    counter,
-                                    op: src.op,
-                                    inst,
-                                }),
-                            });
+                                from: x.loc,
+                                to: y.loc,
+                            };
+                            // Many pairs share a window: keep one requirement per window
+                            // (the pass stays linear in the pairs, not in pairs x windows).
+                            let key = match src.async_counter {
+                                None => {
+                                    let len = (w.1 + 1 - w.0).min(n);
+                                    (None, 0, slot_of(w.0), len, 0)
+                                }
+                                Some(c) => (Some((c, src.op)), inst % n, w.0 - inst, w.1 - inst, 0),
+                            };
+                            if let Some(nd) = dedup.get_mut(&key) {
+                                if nd.more.len() < 4 && !nd.more.contains(&covered) {
+                                    nd.more.push(covered);
+                                }
+                                continue;
+                            }
+                            let positions: Vec<usize> =
+                                (w.0..=w.1).take(n * period + g + 1).collect();
+                            dedup.insert(
+                                key,
+                                Need {
+                                    window: positions.iter().map(|&q| slot_of(q)).collect(),
+                                    positions,
+                                    more: vec![covered],
+                                    wait: src.async_counter.map(|counter| WaitReq {
+                                        counter,
+                                        op: src.op,
+                                        inst,
+                                    }),
+                                },
+                            );
                         }
                     }
                 }
             }
         }
+        needs.extend(dedup.into_values());
         (needs, errors)
     }
 
@@ -1264,6 +1288,16 @@ impl<'a> Pass<'a> {
             }
         }
         p.fences = pre.union(&chosen).copied().collect();
+        for nd in &needs {
+            for s in nd.window.iter().filter(|s| chosen.contains(s)) {
+                let r = p.reasons.entry(*s).or_default();
+                for c in &nd.more {
+                    if r.len() < 8 && !r.contains(c) {
+                        r.push(c.clone());
+                    }
+                }
+            }
+        }
         true
     }
 
