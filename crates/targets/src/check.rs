@@ -45,6 +45,7 @@ pub fn check_kernel(kernel: &Kernel, target: Target) -> Vec<Diagnostic> {
             ),
         ));
     }
+    let mut stage_reported = false;
     kernel.walk(&mut |_, data| match &data.kind {
         StmtKind::Sync(op) => {
             if let Err(why) = supports(target, op) {
@@ -77,6 +78,18 @@ pub fn check_kernel(kernel: &Kernel, target: Target) -> Vec<Diagnostic> {
                     }
                 }
             }
+        }
+        StmtKind::Stage(_) | StmtKind::StageEnd if !info.warp_pipeline && !stage_reported => {
+            // Without this, the stages would be left unsynchronized: the warp-pipeline pass
+            // does not run on the target and the barrier pass leaves stage loops alone.
+            stage_reported = true;
+            diags.push(Diagnostic::error(
+                data.loc,
+                format!(
+                    "warp-pipeline stages are not supported on {}: only gfx942, gfx950 and gfx1250 run warp pipelines",
+                    info.name
+                ),
+            ));
         }
         _ => {}
     });

@@ -1197,3 +1197,25 @@ kernel @a(%n) waves 8 {
         "{out}"
     );
 }
+
+#[test]
+fn check_rejects_stages_where_the_pass_does_not_run() {
+    // `syncopt insert` skips this pass on targets without warp pipelining, so `check`
+    // (run before every insert) must reject the stages there.
+    for t in ["gfx1200", "sm_80", "sm_90"] {
+        let (k, target) = parse_one(&WP1.replace("gfx950", t));
+        let diags = syncopt_targets::check::check_kernel(&k, target);
+        assert_eq!(
+            diags
+                .iter()
+                .filter(|d| d
+                    .message
+                    .starts_with("warp-pipeline stages are not supported"))
+                .count(),
+            1,
+            "{t}"
+        );
+    }
+    let (k, target) = parse_one(WP1);
+    assert!(syncopt_targets::check::check_kernel(&k, target).is_empty());
+}
