@@ -451,7 +451,16 @@ impl<'k> Emitter<'k> {
         if op.effects.iter().any(|e| e.kind.writes()) {
             self.line(&format!("const uint32_t sk_it = {ik};"));
         }
-        for (e, (ho, hn, mem)) in op.effects.iter().zip(&hs) {
+        let source_idx = op
+            .effects
+            .iter()
+            .zip(&hs)
+            .position(|(e, h)| e.kind == AccessKind::Read && h.2 == Mem::Global)
+            .filter(|_| counter.is_some());
+        for (ei, (e, (ho, hn, mem))) in op.effects.iter().zip(&hs).enumerate() {
+            if Some(ei) == source_idx {
+                continue;
+            }
             let eloc = e.loc.or(loc);
             let rotated = e.kind == AccessKind::Read && !writes_shared;
             let body = match (e.kind, *mem) {

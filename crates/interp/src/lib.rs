@@ -432,8 +432,18 @@ impl<'k> Machine<'k> {
             .zip(&handles)
             .find(|(e, h)| e.kind == AccessKind::Read && h.mem == Mem::Global)
             .map(|(e, h)| (*h, e.mem.sel.clone()));
+        // The source of an async copy is only copied, not loaded: it does not feed the checksum.
+        let source_idx = op
+            .effects
+            .iter()
+            .zip(&handles)
+            .position(|(e, h)| e.kind == AccessKind::Read && h.mem == Mem::Global)
+            .filter(|_| counter.is_some());
         let mut pending: Vec<Copy> = vec![Vec::new(); active.len()];
-        for (e, &h) in op.effects.iter().zip(&handles) {
+        for (ei, (e, &h)) in op.effects.iter().zip(&handles).enumerate() {
+            if Some(ei) == source_idx {
+                continue;
+            }
             let eloc = e.loc.or(loc);
             let rotated = e.kind == AccessKind::Read && !writes_shared;
             for (ti, &t) in active.iter().enumerate() {

@@ -20,8 +20,9 @@
 //!   itself).
 //! - A store's `k`-th word gets [`store_value`] of (op ordinal, thread, iteration key, k); an
 //!   atomic adds that value; a load folds the word into the thread's checksum with [`fold`].
-//! - An async op issues its loads (checksum) at issue, and its workgroup writes land when a
-//!   wait completes them: each written word copies a `gin` word ([`async_source`]).
+//! - An async op's workgroup writes land when a wait completes them: each written word copies
+//!   a `gin` word of the op's first global read (its source, which is copied, not loaded into
+//!   the checksum); its other reads fold into the checksum at issue.
 
 use syncopt_ir::{AffineExpr, BufferId, Diagnostic, EntityRef, Kernel, Loc, Placement, Space, Var};
 
