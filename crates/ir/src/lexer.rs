@@ -44,10 +44,32 @@ pub struct Token<'a> {
     pub loc: Loc,
 }
 
-const PUNCTS: &[&str] = &[
-    "->", "<=", ">=", "==", "!=", "{", "}", "(", ")", "[", "]", ",", "=", ":", "+", "-", "*", "<",
-    ">",
-];
+/// The punctuation at byte `i`, longest match first.
+fn punct(bytes: &[u8], i: usize) -> Option<&'static str> {
+    let next = bytes.get(i + 1).copied();
+    Some(match bytes[i] {
+        b'-' if next == Some(b'>') => "->",
+        b'<' if next == Some(b'=') => "<=",
+        b'>' if next == Some(b'=') => ">=",
+        b'=' if next == Some(b'=') => "==",
+        b'!' if next == Some(b'=') => "!=",
+        b'{' => "{",
+        b'}' => "}",
+        b'(' => "(",
+        b')' => ")",
+        b'[' => "[",
+        b']' => "]",
+        b',' => ",",
+        b'=' => "=",
+        b':' => ":",
+        b'+' => "+",
+        b'-' => "-",
+        b'*' => "*",
+        b'<' => "<",
+        b'>' => ">",
+        _ => return None,
+    })
+}
 
 fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$'
@@ -99,8 +121,19 @@ impl<'a> Lexer<'a> {
                     loc: Loc { line, col },
                 });
             }
-            let c = src[i..].chars().next().expect("in bounds");
+            // ASCII fast path: the format is ASCII outside comments and op names.
+            let b = bytes[i];
+            let c = if b < 0x80 {
+                b as char
+            } else {
+                src[i..].chars().next().expect("in bounds")
+            };
             let loc = Loc { line, col };
+            if c == ' ' {
+                i += 1;
+                col += 1;
+                continue;
+            }
             if c == '\n' {
                 i += 1;
                 line += 1;
@@ -112,7 +145,7 @@ impl<'a> Lexer<'a> {
                 col += 1;
                 continue;
             }
-            if src[i..].starts_with("//") {
+            if b == b'/' && bytes.get(i + 1) == Some(&b'/') {
                 let end = src[i..].find('\n').map_or(src.len(), |e| i + e);
                 let text = &src[i + 2..end];
                 let trimmed = text.trim();
@@ -127,9 +160,11 @@ impl<'a> Lexer<'a> {
                 break Ok(token);
             }
             let take_name = |start: usize| -> usize {
-                src[start..]
-                    .find(|c: char| !is_name_char(c))
-                    .map_or(src.len(), |e| start + e)
+                let mut e = start;
+                while e < bytes.len() && is_name_char(bytes[e] as char) {
+                    e += 1;
+                }
+                e
             };
             if c == '%' || c == '@' {
                 let end = take_name(i + 1);
@@ -153,9 +188,10 @@ impl<'a> Lexer<'a> {
                 break Ok(token);
             }
             if c.is_ascii_digit() {
-                let end = src[i..]
-                    .find(|c: char| !c.is_ascii_alphanumeric())
-                    .map_or(src.len(), |e| i + e);
+                let mut end = i;
+                while end < bytes.len() && bytes[end].is_ascii_alphanumeric() {
+                    end += 1;
+                }
                 let text = &src[i..end];
                 let value = if let Some(hex) = text.strip_prefix("0x") {
                     i64::from_str_radix(hex, 16)
@@ -212,7 +248,7 @@ impl<'a> Lexer<'a> {
                 i = j + 1;
                 break Ok(token);
             }
-            if let Some(p) = PUNCTS.iter().find(|p| src[i..].starts_with(**p)) {
+            if let Some(p) = punct(bytes, i) {
                 let token = Token {
                     tok: Tok::Punct(p),
                     loc,

@@ -4,6 +4,7 @@
 //! name is reported at its own line and column.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::diag::Diagnostic;
 use crate::expr::{AffineExpr, CmpOp, Cond, Var};
@@ -70,6 +71,29 @@ pub fn parse(src: &str) -> Result<File, Diagnostic> {
 
 type PResult<T> = Result<T, Diagnostic>;
 
+/// Names in one block. FNV-1a: names are short and not attacker-chosen in a way that matters
+/// (a slow lookup is the worst case), and SipHash showed up in parse profiles.
+type Scope = HashMap<String, ValueId, BuildHasherDefault<Fnv>>;
+
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+}
+
 struct Parser<'a> {
     lex: Lexer<'a>,
     /// Lookahead: the current token first.
@@ -80,7 +104,7 @@ struct Parser<'a> {
     /// The chunk ended at the end of the file.
     file_end: bool,
     lex_err: Option<Diagnostic>,
-    scopes: Vec<HashMap<String, ValueId>>,
+    scopes: Vec<Scope>,
     kernel: Option<Kernel>,
     /// Comments read but not yet attached to the next item.
     pending: Vec<String>,
@@ -218,13 +242,13 @@ impl<'a> Parser<'a> {
             self.err(&format!("'{p}'"))
         }
     }
-    fn word(&mut self, what: &str) -> PResult<(String, Loc)> {
+    fn word(&mut self, what: &str) -> PResult<(&'a str, Loc)> {
         let loc = self.loc();
-        match self.peek() {
-            Tok::Word(_) => match self.take() {
-                Tok::Word(w) => Ok((w.to_string(), loc)),
-                _ => unreachable!("peeked a word"),
-            },
+        match *self.peek() {
+            Tok::Word(w) => {
+                self.bump();
+                Ok((w, loc))
+            }
             _ => self.err(what),
         }
     }
@@ -343,7 +367,7 @@ impl<'a> Parser<'a> {
             m.comments = self.take_comments();
             self.bump();
             let (t, loc) = self.word("a target name (e.g. gfx950, sm_90, ascend910b)")?;
-            m.target = Some(t);
+            m.target = Some(t.to_string());
             m.target_loc = Some(loc);
         }
         loop {
@@ -388,7 +412,7 @@ impl<'a> Parser<'a> {
         let mut k = Kernel::new(name, loc);
         k.comments = comments;
         self.kernel = Some(k);
-        self.scopes = vec![HashMap::new()];
+        self.scopes = vec![Scope::default()];
         if self.eat_punct("(") && !self.eat_punct(")") {
             loop {
                 let (pname, ploc) = self.value_name("a parameter ('%name')")?;
@@ -431,7 +455,7 @@ impl<'a> Parser<'a> {
     fn block_contents(&mut self, block: BlockId) -> PResult<()> {
         let open = self.expect_punct("{")?;
         self.enter(open)?;
-        self.scopes.push(HashMap::new());
+        self.scopes.push(Scope::default());
         loop {
             if self.is_punct("}") {
                 let c = self.take_comments();
@@ -872,7 +896,7 @@ impl<'a> Parser<'a> {
         }
         let stmt = self.reserve(loc);
         let body = self.k().new_block(Some(stmt));
-        self.scopes.push(HashMap::new());
+        self.scopes.push(Scope::default());
         let iv = self.declare(ivn, ivl, ValueKind::Iv(stmt))?;
         let mut iter_args = Vec::new();
         for (i, ((n, l), init)) in iters.into_iter().enumerate() {
@@ -1080,7 +1104,7 @@ impl<'a> Parser<'a> {
 
     fn sync_op(&mut self) -> PResult<SyncOp> {
         let (w, wl) = self.word("a statement")?;
-        let op = match w.as_str() {
+        let op = match w {
             "barrier" => {
                 let fence = !self.eat_word("exec");
                 let mut id = 0;
