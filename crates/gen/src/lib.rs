@@ -260,28 +260,29 @@ impl Gen {
             .collect()
     }
 
-    /// A memory value in `mem`, preferring recently written ones when `reading`.
+    /// A memory value in `mem`, preferring recently written ones when `reading`. Picks by
+    /// counting instead of collecting: this runs for every generated op.
     fn pick_mem(&mut self, mem: Mem, reading: bool) -> Option<usize> {
+        let n = self.mems.len();
         if reading && self.rng.chance(60) {
-            let cands: Vec<usize> = self
-                .written
-                .iter()
-                .copied()
-                .filter(|&i| i < self.mems.len() && self.mems[i].mem == mem)
-                .collect();
-            if !cands.is_empty() {
-                return Some(*self.rng.pick(&cands));
+            let ok = |i: usize| i < n && self.mems[i].mem == mem;
+            let count = self.written.iter().filter(|&&i| ok(i)).count();
+            if count > 0 {
+                let k = self.rng.below(count as u64) as usize;
+                return self.written.iter().copied().filter(|&i| ok(i)).nth(k);
             }
         }
-        let all = self.mems_of(|m| m == mem);
-        if all.is_empty() {
+        let count = self.mems.iter().filter(|m| m.mem == mem).count();
+        if count == 0 {
             return None;
         }
         // Favour the first few (the buffers) so accesses meet each other.
-        if all.len() > 6 && self.rng.chance(50) {
-            return Some(all[self.rng.below(6) as usize]);
-        }
-        Some(*self.rng.pick(&all))
+        let k = if count > 6 && self.rng.chance(50) {
+            self.rng.below(6)
+        } else {
+            self.rng.below(count as u64)
+        } as usize;
+        (0..n).filter(|&i| self.mems[i].mem == mem).nth(k)
     }
 
     fn note_write(&mut self, idx: usize) {
