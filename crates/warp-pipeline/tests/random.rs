@@ -298,3 +298,97 @@ fn random_pipelines_long() {
     let (good, bad) = campaign(300..20_300);
     eprintln!("converted {good}, rejected {bad}");
 }
+
+/// Random statement soup (markers anywhere, loops and ifs in stages, stray syncs): the pass
+/// must never panic, and whatever it accepts must still be race-free and idempotent.
+fn soup(r: &mut Rng, depth: u32, out: &mut String, ind: usize) {
+    let pad = " ".repeat(ind);
+    for _ in 0..r.below(7) {
+        let line = match r.below(16) {
+            0..=2 => "stage".to_string(),
+            3 => format!("stage prio {}", r.below(4)),
+            4 => format!("stage gap {}", r.below(4)),
+            5 => "stage.end".to_string(),
+            6 | 7 => "op \"ds_write\" write %A".to_string(),
+            8 | 9 => "op \"ds_read\" read %A[0:64]".to_string(),
+            10 => "op \"mfma\"".to_string(),
+            11 => [
+                "barrier",
+                "barrier exec",
+                "wait lgkmcnt(0)",
+                "sched_barrier 0",
+            ][r.below(4) as usize]
+                .to_string(),
+            12 => ["cond_barrier high", "cond_barrier low", "setprio 1"][r.below(3) as usize]
+                .to_string(),
+            13 | 14 if depth < 2 => {
+                let v = format!("%i{}", r.next() % 1000);
+                out.push_str(&format!("{pad}for {v} = 0 to %n {{\n"));
+                soup(r, depth + 1, out, ind + 2);
+                out.push_str(&format!("{pad}}}\n"));
+                continue;
+            }
+            15 if depth < 2 => {
+                let u = if r.chance(70) { "uniform" } else { "divergent" };
+                out.push_str(&format!("{pad}if {u} %c {{\n"));
+                soup(r, depth + 1, out, ind + 2);
+                out.push_str(&format!("{pad}}}\n"));
+                continue;
+            }
+            _ => "op \"mfma\"".to_string(),
+        };
+        out.push_str(&format!("{pad}{line}\n"));
+    }
+}
+
+#[test]
+fn random_statement_soup_never_panics() {
+    let mut converted = 0;
+    for seed in 0..1500u64 {
+        let mut r = Rng(seed.wrapping_mul(0xd1b5_4a32_d192_ed03) | 1);
+        let t = [Target::Gfx950, Target::Gfx1250, Target::Gfx942][r.below(3) as usize];
+        let mut src = format!(
+            "target {}\nkernel @s(%n, %c) waves 8 {{\n  %A = buffer workgroup 4096\n",
+            t.name()
+        );
+        soup(&mut r, 0, &mut src, 2);
+        src.push_str("}\n");
+        let Ok(file) = syncopt_ir::parse(&src) else {
+            continue;
+        };
+        let mut k = file.chunks[0].kernels[0].clone();
+        if syncopt_targets::check::check_kernel(&k, t)
+            .iter()
+            .any(|d| d.is_error())
+        {
+            continue;
+        }
+        let rep = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            syncopt_warp_pipeline::run(&mut k, t, &InsertOptions::default())
+        }))
+        .unwrap_or_else(|_| panic!("seed {seed}: the pass panicked on\n{src}"));
+        if rep.has_errors() {
+            for d in &rep.diagnostics {
+                assert!(
+                    d.loc.is_some(),
+                    "seed {seed}: error without a location: {}",
+                    d.message
+                );
+            }
+            continue;
+        }
+        let text = syncopt_ir::print_kernel(&k);
+        let mut k2 = kernel(&format!("target {}\n{text}", t.name()));
+        let rep2 = syncopt_warp_pipeline::run(&mut k2, t, &InsertOptions::default());
+        assert!(!rep2.has_errors(), "seed {seed}");
+        assert_eq!(
+            syncopt_ir::print_kernel(&k2),
+            text,
+            "seed {seed}: not idempotent"
+        );
+        if text.contains("stage") {
+            converted += 1;
+        }
+    }
+    assert!(converted >= 5, "only {converted} soups converted");
+}
