@@ -305,7 +305,7 @@ impl Gen {
                 let len_k = self.rng.range(1, 4 - lo_k);
                 format!("%{name}[{}:{}]", lo_k * unit, (lo_k + len_k) * unit)
             }
-            _ if allow_index && r >= 30 && r < 45 => {
+            _ if allow_index && (30..45).contains(&r) => {
                 let idx = self.index_expr();
                 format!("%{name}[{idx}]")
             }

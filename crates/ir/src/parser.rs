@@ -401,7 +401,7 @@ impl<'a> Parser<'a> {
     fn kernel(&mut self, comments: Vec<String>) -> PResult<Kernel> {
         let loc = self.expect_word("kernel")?;
         let name_loc = self.loc();
-        let name = match self.peek().clone() {
+        let name = match *self.peek() {
             Tok::Symbol(s) => {
                 self.bump();
                 s
@@ -620,7 +620,7 @@ impl<'a> Parser<'a> {
     fn buffer(&mut self, (name, nloc): (String, Loc), comments: Vec<String>) -> PResult<()> {
         self.expect_word("buffer")?;
         let (sp, sloc) = self.word("a memory space")?;
-        let space = Space::parse(&sp).ok_or_else(|| {
+        let space = Space::parse(sp).ok_or_else(|| {
             Diagnostic::error(
                 Some(sloc),
                 format!(
@@ -745,7 +745,7 @@ impl<'a> Parser<'a> {
                 let mut counter = None;
                 if self.eat_punct("(") {
                     let (c, cl) = self.word("a counter")?;
-                    counter = Some(Counter::parse(&c).ok_or_else(|| {
+                    counter = Some(Counter::parse(c).ok_or_else(|| {
                         Diagnostic::error(
                             Some(cl),
                             format!(
@@ -767,7 +767,7 @@ impl<'a> Parser<'a> {
         if starts_effect(self.peek()) {
             loop {
                 let (kw, kloc) = self.word("read, write or atomic")?;
-                let kind = AccessKind::parse(&kw).ok_or_else(|| {
+                let kind = AccessKind::parse(kw).ok_or_else(|| {
                     Diagnostic::error(
                         Some(kloc),
                         format!("expected read, write or atomic, found '{kw}'"),
@@ -815,7 +815,7 @@ impl<'a> Parser<'a> {
 
     fn pipe(&mut self) -> PResult<Pipe> {
         let (p, pl) = self.word("a pipe")?;
-        Pipe::parse(&p).ok_or_else(|| {
+        Pipe::parse(p).ok_or_else(|| {
             Diagnostic::error(
                 Some(pl),
                 format!("unknown pipe '{p}'; expected one of {}", Pipe::spellings()),
@@ -1087,7 +1087,7 @@ impl<'a> Parser<'a> {
                     Tok::Value(n) => n,
                     _ => unreachable!("peeked a value"),
                 };
-                let v = self.integer_value(&n, loc)?;
+                let v = self.integer_value(n, loc)?;
                 Ok(AffineExpr::var(Var::Value(v)))
             }
             Tok::Punct("(") => {
@@ -1134,14 +1134,14 @@ impl<'a> Parser<'a> {
             }
             "cond_barrier" => {
                 let (g, gl) = self.word("'low' or 'high'")?;
-                let group = Group::parse(&g).ok_or_else(|| {
+                let group = Group::parse(g).ok_or_else(|| {
                     Diagnostic::error(Some(gl), format!("expected 'low' or 'high', found '{g}'"))
                 })?;
                 SyncOp::CondBarrier { group }
             }
             "wait" => {
                 let (c, cl) = self.word("a counter")?;
-                let counter = Counter::parse(&c).ok_or_else(|| {
+                let counter = Counter::parse(c).ok_or_else(|| {
                     Diagnostic::error(Some(cl), format!("unknown counter '{c}'; expected one of {}", Counter::spellings()))
                 })?;
                 self.expect_punct("(")?;
