@@ -392,3 +392,67 @@ fn random_statement_soup_never_panics() {
     }
     assert!(converted >= 5, "only {converted} soups converted");
 }
+
+/// The fences chosen are as few as possible: no subset of the boundaries with fewer fences
+/// passes the operational check (exhaustive over all subsets, small loops).
+#[test]
+fn fence_count_is_minimal() {
+    assert!(minimal_fences(0..2000) >= 10);
+}
+
+#[test]
+#[ignore]
+fn fence_count_is_minimal_long() {
+    eprintln!("compared {}", minimal_fences(2000..60_000));
+}
+
+fn minimal_fences(seeds: std::ops::Range<u64>) -> usize {
+    let mut compared = 0;
+    for seed in seeds {
+        let case = gen(seed);
+        if case.pair || case.src.contains("barrier") || case.src.contains("gather") {
+            continue;
+        }
+        if !case.src.contains("  for ") {
+            continue;
+        }
+        let t = case.target;
+        let mut k = kernel(&case.src);
+        let rep = syncopt_warp_pipeline::run(&mut k, t, &InsertOptions::default());
+        if rep.has_errors() {
+            continue;
+        }
+        let bars: Vec<_> = {
+            let mut v = Vec::new();
+            k.walk(&mut |s, d| {
+                if matches!(d.kind, StmtKind::Sync(SyncOp::Barrier { .. })) {
+                    v.push(s);
+                }
+            });
+            v
+        };
+        let ours = fences(&k).len();
+        if bars.len() > 8 || ours == 0 {
+            continue;
+        }
+        compared += 1;
+        for mask in 0u32..(1 << bars.len()) {
+            if (mask.count_ones() as usize) >= ours {
+                continue;
+            }
+            let mut alt = k.clone();
+            for (i, &s) in bars.iter().enumerate() {
+                if let StmtKind::Sync(SyncOp::Barrier { fence, .. }) = &mut alt.stmts[s].kind {
+                    *fence = mask & (1 << i) != 0;
+                }
+            }
+            assert!(
+                oracle::check(&alt, t).is_err(),
+                "seed {seed}: {} fences suffice, the pass used {ours}:\n{}",
+                mask.count_ones(),
+                syncopt_ir::print_kernel(&alt)
+            );
+        }
+    }
+    compared
+}
