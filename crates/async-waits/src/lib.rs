@@ -99,9 +99,34 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
                 sound = cand;
                 final_needs = an.needs.clone();
                 unpublished = an.unpublished.clone();
-            } else {
-                frozen.insert(site);
+                continue;
             }
+            // The whole step is unsound; a smaller one (each N one higher) may not be.
+            let mut cand = sound.clone();
+            let mut raised = false;
+            if let Some(sw) = cand.get_mut(&site) {
+                for (c, n) in sw.waits.iter_mut() {
+                    let max = target.counter_max(*c).unwrap_or(0);
+                    let goal = want
+                        .get(&site)
+                        .and_then(|w| w.waits.get(c).copied())
+                        .unwrap_or(max);
+                    if *n < goal.min(max) {
+                        *n += 1;
+                        raised = true;
+                    }
+                }
+            }
+            if raised {
+                an.run(cand.clone());
+                if covers(&cand, &an.needs, target) {
+                    sound = cand;
+                    final_needs = an.needs.clone();
+                    unpublished = an.unpublished.clone();
+                    continue;
+                }
+            }
+            frozen.insert(site);
         }
     }
     drop(an);
