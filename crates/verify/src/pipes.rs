@@ -9,7 +9,7 @@
 //! enumerated. A witness path rides along with each record and context, outside the equality
 //! key, so every error comes with a counterexample. See docs/VERIFY-PIPES.md.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 use syncopt_ir::{
@@ -43,7 +43,7 @@ struct Region {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum IvVal {
     Exact(i64),
-    /// The value modulo the kernel's tracked modulus.
+    /// The value modulo the iv's tracked modulus (`Checker::iv_mod`).
     Residue(u64),
     Unknown,
 }
@@ -79,8 +79,19 @@ struct Rec {
 
 #[derive(Clone, Debug)]
 enum Step {
-    Iter { stmt: StmtId, k: u64, widened: bool },
-    Branch { stmt: StmtId, then: bool },
+    /// A loop whose effect was taken from the summary of an earlier visit with the same state.
+    Summary {
+        stmt: StmtId,
+    },
+    Iter {
+        stmt: StmtId,
+        k: u64,
+        widened: bool,
+    },
+    Branch {
+        stmt: StmtId,
+        then: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -105,6 +116,13 @@ struct CtxState {
 }
 
 type State = BTreeMap<Ctx, CtxState>;
+type StateKeys = Vec<(Ctx, Vec<Rec>)>;
+
+fn keys_of(st: &State) -> StateKeys {
+    st.iter()
+        .map(|(c, cs)| (c.clone(), cs.recs.keys().copied().collect()))
+        .collect()
+}
 
 fn merge_into(st: &mut State, ctx: Ctx, cs: CtxState) {
     match st.get_mut(&ctx) {
@@ -181,8 +199,8 @@ struct Checker<'k> {
     /// Pipes whose same-pipe dependences need `pipe_barrier`.
     barrier_pipes: u8,
     flag_ids: u32,
-    /// Residues of ivs are tracked modulo this (0: not tracked).
-    modulus: u64,
+    /// Residues of ivs are tracked modulo this, per iv (0 or absent: not tracked).
+    iv_mod: BTreeMap<ValueId, u64>,
     /// Root buffer and byte offset of every buffer (exact placements followed).
     buf_root: Vec<(BufferId, u64)>,
     /// Alias class of every root buffer (`aliases` joins classes).
@@ -190,6 +208,12 @@ struct Checker<'k> {
     /// The block holding each reachable statement.
     stmt_block: BTreeMap<StmtId, BlockId>,
     pipes: BTreeMap<StmtId, Option<Pipe>>,
+    /// Induction variables whose exact value matters (plain conditions, word indices).
+    exact_ivs: BTreeSet<ValueId>,
+    /// Loop summaries: entry state (keys) to exit state (keys). The exit is a deterministic
+    /// function of the entry, and so are the diagnostics found inside, so a second visit
+    /// with the same entry only needs the exit.
+    loop_cache: HashMap<(StmtId, StateKeys), StateKeys>,
     diags: BTreeMap<(Option<Loc>, String), Diagnostic>,
     states: usize,
 }
@@ -253,43 +277,71 @@ impl<'k> Checker<'k> {
         }
         let group = (0..nbuf).map(|i| find(&mut parent, i)).collect();
 
-        let mut modulus = 1u64;
         let mut stmt_block = BTreeMap::new();
         collect_blocks(k, k.body, &mut stmt_block);
-        let mut note_mod = |n: u64| {
-            if n > 0 && modulus > 0 {
-                modulus = lcm(modulus, n);
-                if modulus > MAX_MODULUS {
-                    modulus = 0;
-                }
-            }
-        };
+        // Every `expr mod n` of the kernel: the residues of its ivs are what matters.
+        let mut mods: Vec<(AffineExpr, u64)> = Vec::new();
+        let mut exact_ivs = BTreeSet::new();
+        fn vars_of(e: &AffineExpr) -> impl Iterator<Item = ValueId> + '_ {
+            e.terms.iter().filter_map(|(v, _)| match v {
+                Var::Value(v) => Some(*v),
+                Var::Tid => None,
+            })
+        }
         for v in k.views.values() {
-            if let ViewKind::Slot { count, .. } = v.kind {
-                note_mod(count as u64);
+            if let ViewKind::Slot { count, index } = &v.kind {
+                mods.push((index.clone(), *count as u64));
             }
         }
         k.walk(&mut |_, d| match &d.kind {
             StmtKind::Sync(SyncOp::SetFlag { id, .. } | SyncOp::WaitFlag { id, .. }) => {
-                if let Some((_, n)) = &id.alternate {
-                    note_mod(*n as u64);
+                if let Some((e, n)) = &id.alternate {
+                    mods.push((e.clone(), *n as u64));
                 }
             }
-            StmtKind::If(i) => {
-                if let Some(m) = i.cond.modulo {
-                    if m > 0 {
-                        note_mod(m as u64);
+            StmtKind::If(i) => match i.cond.modulo {
+                Some(m) if m > 0 => mods.push((i.cond.expr.clone(), m as u64)),
+                _ => exact_ivs.extend(vars_of(&i.cond.expr)),
+            },
+            StmtKind::Op(op) => {
+                for e in &op.effects {
+                    if let Selector::Index(x) = &e.mem.sel {
+                        exact_ivs.extend(vars_of(x));
                     }
                 }
             }
             _ => {}
         });
+        // Per iv, the lcm of the moduli it appears under (0: too large to track, so small
+        // known-count loops over it are unrolled exactly instead).
+        let mut iv_mod: BTreeMap<ValueId, u64> = BTreeMap::new();
+        for (e, n) in &mods {
+            if *n == 0 {
+                continue;
+            }
+            for v in vars_of(e) {
+                let m = iv_mod.entry(v).or_insert(1);
+                if *m > 0 {
+                    *m = lcm(*m, *n);
+                    if *m > MAX_MODULUS {
+                        *m = 0;
+                    }
+                }
+            }
+        }
+        for (v, m) in &iv_mod {
+            if *m == 0 {
+                exact_ivs.insert(*v);
+            }
+        }
         Checker {
             k,
             target,
+            exact_ivs,
+            iv_mod,
+            loop_cache: HashMap::new(),
             barrier_pipes,
             flag_ids: info.flag_ids,
-            modulus,
             buf_root,
             group,
             stmt_block,
@@ -340,6 +392,9 @@ impl<'k> Checker<'k> {
                         format!("loop at {}, iteration {}", self.loc_text(*stmt), k)
                     }
                 }
+                Step::Summary { stmt } => {
+                    format!("loop at {} (0 or more iterations)", self.loc_text(*stmt))
+                }
                 Step::Branch { stmt, then } => format!(
                     "if at {}: {} branch",
                     self.loc_text(*stmt),
@@ -387,6 +442,10 @@ impl<'k> Checker<'k> {
 
     // ---- expressions ----
 
+    fn iv_modulus(&self, v: ValueId) -> u64 {
+        self.iv_mod.get(&v).copied().unwrap_or(0)
+    }
+
     fn iv(&self, ctx: &Ctx, v: ValueId) -> Option<IvVal> {
         ctx.ivs.iter().rev().find(|x| x.0 == v).map(|x| x.1)
     }
@@ -402,7 +461,9 @@ impl<'k> Checker<'k> {
             let Var::Value(v) = var else { return None };
             let x = match self.iv(ctx, v)? {
                 IvVal::Exact(x) => x as i128,
-                IvVal::Residue(r) if self.modulus > 0 && (self.modulus as i128) % n == 0 => {
+                IvVal::Residue(r)
+                    if self.iv_modulus(v) > 0 && (self.iv_modulus(v) as i128) % n == 0 =>
+                {
                     r as i128
                 }
                 _ => return None,
@@ -1005,7 +1066,9 @@ impl<'k> Checker<'k> {
                 ctx.ivs[pos].1 = match ctx.ivs[pos].1 {
                     IvVal::Exact(x) => IvVal::Exact(x.saturating_add(f.step)),
                     IvVal::Residue(r) => IvVal::Residue(
-                        ((r as i128 + f.step as i128).rem_euclid(self.modulus as i128)) as u64,
+                        ((r as i128 + f.step as i128)
+                            .rem_euclid(self.iv_modulus(f.iv).max(1) as i128))
+                            as u64,
                     ),
                     IvVal::Unknown => IvVal::Unknown,
                 };
@@ -1018,9 +1081,15 @@ impl<'k> Checker<'k> {
     fn for_loop(&mut self, s: StmtId, f: &ForData, st: State) -> State {
         let trips = f.trips();
         let exact = match (trips.exact(), f.lo) {
-            (Some(n), Bound::Const(_)) if n <= UNROLL_EXACT => Some(n),
+            (Some(n), Bound::Const(_)) if n <= UNROLL_EXACT && self.exact_ivs.contains(&f.iv) => {
+                Some(n)
+            }
             _ => None,
         };
+        let key = (s, keys_of(&st));
+        if let Some(out) = self.loop_cache.get(&key) {
+            return Self::from_summary(s, &st, out);
+        }
         let mut entry = State::new();
         for (mut ctx, cs) in st {
             let bound: Vec<(ValueId, Option<Region>)> = f
@@ -1035,8 +1104,8 @@ impl<'k> Checker<'k> {
             }
             let val = match (f.lo, exact) {
                 (Bound::Const(c), Some(_)) => IvVal::Exact(c),
-                (Bound::Const(c), None) if self.modulus > 0 => {
-                    IvVal::Residue((c as i128).rem_euclid(self.modulus as i128) as u64)
+                (Bound::Const(c), None) if self.iv_modulus(f.iv) > 0 => {
+                    IvVal::Residue((c as i128).rem_euclid(self.iv_modulus(f.iv) as i128) as u64)
                 }
                 _ => IvVal::Unknown,
             };
@@ -1071,7 +1140,33 @@ impl<'k> Checker<'k> {
             }
             merge_into(&mut out, ctx, cs);
         }
+        self.loop_cache.insert(key, keys_of(&out));
         out
+    }
+
+    /// Rebuilds a loop's exit from its summary. Witnesses: a context continues the path of
+    /// an entry context (the same one when it is still there), a record keeps its entry
+    /// witness when it passed through unchanged.
+    fn from_summary(s: StmtId, st: &State, out: &StateKeys) -> State {
+        let step = Step::Summary { stmt: s };
+        let any_path = st.values().next().map(|cs| cs.path.clone()).unwrap_or(None);
+        let mut res = State::new();
+        for (ctx, recs) in out {
+            let entry = st.get(ctx);
+            let base = entry.map_or(any_path.clone(), |cs| cs.path.clone());
+            let path = push_step(&base, &step);
+            let recs = recs
+                .iter()
+                .map(|r| {
+                    let p = entry
+                        .and_then(|cs| cs.recs.get(r).cloned())
+                        .unwrap_or_else(|| path.clone());
+                    (*r, p)
+                })
+                .collect();
+            res.insert(ctx.clone(), CtxState { path, recs });
+        }
+        res
     }
 
     /// The states at loop exit: iterates one trip at a time until the sequence of states

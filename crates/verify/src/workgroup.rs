@@ -46,6 +46,8 @@ const NEWER_MAX: u8 = 72;
 /// Largest workgroup the ownership check enumerates thread by thread.
 const MAX_THREADS: u32 = 4096;
 const ANY_ROOT: u32 = u32::MAX;
+/// Inputs remembered per loop.
+const MEMO_PER_LOOP: usize = 16;
 
 pub fn verify(kernel: &Kernel, target: Target) -> Report {
     let mut c = Checker::new(kernel, target);
@@ -313,6 +315,14 @@ struct Checker<'k> {
     iv_mod: BTreeMap<ValueId, u32>,
     /// Induction variables whose value matters somewhere (slots, conditions, indices).
     iv_used: BTreeSet<ValueId>,
+    /// Per counter, one more than the largest count any wait on it names: "newer" counts
+    /// saturate there, since every wait covers a record that old.
+    newer_cap: BTreeMap<Counter, u8>,
+    /// Loop results by input: nested fixpoints re-run inner loops on inputs already seen.
+    memo: BTreeMap<StmtId, Vec<(Vec<(ValueId, i64)>, State, State)>>,
+    /// Memory values referenced anywhere (effects, view bases, yields, iter inits): only
+    /// handles among them are worth a binding in the context.
+    used_vals: BTreeSet<ValueId>,
     states: usize,
 }
 
@@ -381,6 +391,29 @@ impl<'k> Checker<'k> {
             _ => {}
         });
         let groups = if has_cond { 2 } else { 1 };
+        let mut used_vals = BTreeSet::new();
+        for v in k.views.values() {
+            used_vals.insert(v.base);
+        }
+        for b in k.blocks.values() {
+            used_vals.extend(b.yields.iter().copied());
+        }
+        k.walk(&mut |_, d| match &d.kind {
+            StmtKind::Op(od) => used_vals.extend(od.effects.iter().map(|e| e.mem.value)),
+            StmtKind::For(f) => used_vals.extend(f.iter_args.iter().map(|a| a.1)),
+            _ => {}
+        });
+        let mut newer_cap: BTreeMap<Counter, u8> = BTreeMap::new();
+        k.walk(&mut |_, d| {
+            let (c, n) = match &d.kind {
+                StmtKind::Sync(SyncOp::CounterWait { counter, n }) => (*counter, *n),
+                StmtKind::Sync(SyncOp::CpAsyncWait { n }) => (Counter::CpAsync, *n),
+                _ => return,
+            };
+            let cap = (n.min(NEWER_MAX as u32 - 1) + 1) as u8;
+            let e = newer_cap.entry(c).or_insert(0);
+            *e = (*e).max(cap);
+        });
         Checker {
             k,
             t,
@@ -401,6 +434,9 @@ impl<'k> Checker<'k> {
             deferred_ids: BTreeMap::new(),
             iv_mod,
             iv_used,
+            newer_cap,
+            memo: BTreeMap::new(),
+            used_vals,
             states: 0,
         }
     }
@@ -771,10 +807,30 @@ impl<'k> Checker<'k> {
                 }
                 out
             }
-            StmtKind::For(f) => self.run_for(s, f, env, st),
+            StmtKind::For(f) => {
+                if let Some(list) = self.memo.get(&s) {
+                    if let Some(hit) = list
+                        .iter()
+                        .find(|(e, i, _)| *e == env.exact && same_state(i, &st))
+                    {
+                        return hit.2.clone();
+                    }
+                }
+                let key = (env.exact.clone(), st.clone());
+                let out = self.run_for(s, f, env, st);
+                let list = self.memo.entry(s).or_default();
+                if list.len() < MEMO_PER_LOOP {
+                    list.push((key.0, key.1, out.clone()));
+                }
+                out
+            }
             StmtKind::If(i) => self.run_if(s, i, env, st),
             StmtKind::View(_) | StmtKind::Stage(_) | StmtKind::StageEnd => st,
         }
+    }
+
+    fn cap(&self, c: Counter) -> u8 {
+        self.newer_cap.get(&c).copied().unwrap_or(1)
     }
 
     fn group_offset(&self, ctx: &Ctx, g: u8) -> i8 {
@@ -934,13 +990,18 @@ impl<'k> Checker<'k> {
             self.info.lds_counter
         };
         if let Some(c) = counter {
-            if c != Counter::CpAsync && recs.keys().any(|r| r.counter == Some(c)) {
+            let cap = self.cap(c);
+            if c != Counter::CpAsync
+                && recs
+                    .keys()
+                    .any(|r| r.counter == Some(c) && !r.done && r.newer < cap)
+            {
                 let old = std::mem::take(recs);
                 *recs = old
                     .into_iter()
                     .map(|(mut r, w)| {
-                        if r.counter == Some(c) {
-                            r.newer = r.newer.saturating_add(1).min(NEWER_MAX);
+                        if r.counter == Some(c) && !r.done {
+                            r.newer = r.newer.saturating_add(1).min(cap);
                         }
                         (r, w)
                     })
@@ -1047,12 +1108,13 @@ impl<'k> Checker<'k> {
                     .collect();
             }
             SyncOp::CpAsyncCommit => {
+                let cap = self.cap(Counter::CpAsync);
                 recs = recs
                     .into_iter()
                     .map(|(mut r, w)| {
                         if r.counter == Some(Counter::CpAsync) && !r.done {
                             if r.committed {
-                                r.newer = r.newer.saturating_add(1).min(NEWER_MAX);
+                                r.newer = r.newer.saturating_add(1).min(cap);
                             } else {
                                 r.committed = true;
                                 r.newer = 0;
@@ -1230,18 +1292,28 @@ impl<'k> Checker<'k> {
             .filter(|&n| lo.is_some() && (n <= UNROLL || (!used && n <= EXACT_MAX)));
         let out = if let Some(n) = exact {
             let lo = lo.unwrap_or(0);
+            // When the induction variable matters nowhere, the states after 0, 1, 2, ...
+            // trips form a sequence that becomes periodic (rotating handles give period 2):
+            // find the cycle and jump to the state after exactly n trips.
+            let mut history: Vec<State> = Vec::new();
             let mut s_cur = cur;
-            for k in 0..n {
+            let mut k = 0;
+            while k < n {
+                if !used {
+                    if let Some(j) = history.iter().position(|h| same_state(h, &s_cur)) {
+                        let period = k - j as u64;
+                        let idx = j as u64 + (n - j as u64) % period;
+                        s_cur = history.swap_remove(idx as usize);
+                        break;
+                    }
+                    history.push(s_cur.clone());
+                }
                 env.exact
                     .push((f.iv, lo.wrapping_add((k as i64).wrapping_mul(f.step))));
-                let body = self.block(f.body, env, s_cur.clone());
-                let next = self.back_edge(s, f, env, body, None);
+                let body = self.block(f.body, env, s_cur);
+                s_cur = self.back_edge(s, f, env, body, None);
                 env.exact.pop();
-                let stop = !used && same_state(&next, &s_cur);
-                s_cur = next;
-                if stop {
-                    break;
-                }
+                k += 1;
             }
             s_cur
         } else {
@@ -1302,11 +1374,14 @@ impl<'k> Checker<'k> {
                     .get(i)
                     .and_then(|a| ctx.binding(a.0))
                     .unwrap_or(TOP);
-                ctx.bind(res, r);
+                if self.used_vals.contains(&res) {
+                    ctx.bind(res, r);
+                }
             }
             join_into(&mut fin, BTreeMap::from([(ctx, recs)]));
         }
-        fin
+        let scoped: Vec<ValueId> = f.iter_args.iter().map(|a| a.0).collect();
+        self.forget(fin, &scoped)
     }
 
     /// The back edge: iter args take the yielded values, the residue advances.
@@ -1338,12 +1413,45 @@ impl<'k> Checker<'k> {
             }
             join_into(&mut out, BTreeMap::from([(ctx, recs)]));
         }
+        let mut out = self.forget(out, &self.block_results(f.body));
         add_step(&mut out, Step::Back(s));
         out
     }
 
+    /// Drops the bindings of `vals` (handles whose scope ended) and merges the contexts
+    /// that become equal.
+    fn forget(&self, st: State, vals: &[ValueId]) -> State {
+        if vals.is_empty() {
+            return st;
+        }
+        let mut out = State::new();
+        for (mut ctx, recs) in st {
+            ctx.binds.retain(|b| !vals.contains(&b.0));
+            join_into(&mut out, BTreeMap::from([(ctx, recs)]));
+        }
+        out
+    }
+
+    /// Results of the statements of block `b`: their scope ends with the block.
+    fn block_results(&self, b: syncopt_ir::BlockId) -> Vec<ValueId> {
+        let mut out = Vec::new();
+        for &s in &self.k.blocks[b].stmts {
+            match &self.k.stmts[s].kind {
+                StmtKind::For(f) => out.extend(f.results.iter().copied()),
+                StmtKind::If(i) => out.extend(i.results.iter().copied()),
+                _ => {}
+            }
+        }
+        out
+    }
+
     fn bind_results(&self, i: &IfData, b: syncopt_ir::BlockId, env: &Env, st: State) -> State {
-        if i.results.is_empty() {
+        let st = self.bind_if_results(i, b, env, st);
+        self.forget(st, &self.block_results(b))
+    }
+
+    fn bind_if_results(&self, i: &IfData, b: syncopt_ir::BlockId, env: &Env, st: State) -> State {
+        if i.results.iter().all(|r| !self.used_vals.contains(r)) {
             return st;
         }
         let yields = &self.k.blocks[b].yields;
@@ -1410,8 +1518,12 @@ impl<'k> Checker<'k> {
             };
             let mut out = t_out;
             join_into(&mut out, e_out);
-            if i.results.is_empty() {
-                return out;
+            let mut scoped = self.block_results(i.then_block);
+            if let Some(b) = i.else_block {
+                scoped.extend(self.block_results(b));
+            }
+            if i.results.iter().all(|r| !self.used_vals.contains(r)) {
+                return self.forget(out, &scoped);
             }
             // Different waves may hold different handles: bind the hull of both.
             let ty = &self.k.blocks[i.then_block].yields;
@@ -1433,7 +1545,7 @@ impl<'k> Checker<'k> {
                 }
                 join_into(&mut fin, BTreeMap::from([(ctx, recs)]));
             }
-            fin
+            self.forget(fin, &scoped)
         }
     }
 

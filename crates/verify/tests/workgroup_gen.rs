@@ -9,7 +9,7 @@ use syncopt_targets::{BarrierStyle, Target};
 
 /// Inserts the brute-force synchronization. Barriers never go inside divergent ifs (that
 /// would hang); counter waits go everywhere.
-fn brute_force(k: &mut Kernel, t: Target) {
+pub fn brute_force(k: &mut Kernel, t: Target) {
     let mut items = Vec::new();
     let split = t.info().barrier == BarrierStyle::Split;
     collect(k, t, k.body, false, split, &mut items);
@@ -115,7 +115,7 @@ fn divergent_regions(k: &Kernel) -> Vec<(u32, u32)> {
     out
 }
 
-fn parse_one(text: &str) -> Kernel {
+pub fn parse_one(text: &str) -> Kernel {
     let file = syncopt_ir::parse(text).unwrap_or_else(|d| panic!("gen output does not parse: {d:?}\n{text}"));
     file.chunks[0].kernels[0].clone()
 }
