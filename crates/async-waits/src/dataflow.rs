@@ -410,7 +410,7 @@ impl<'a> Analysis<'a> {
                     self.intern(q)
                 }
                 _ => {
-                    let q = self.mem.into_loop(self.k, lp, &self.places[p as usize]);
+                    let q = self.mem.entering_loop(self.k, lp, &self.places[p as usize]);
                     self.intern(q)
                 }
             };

@@ -257,20 +257,19 @@ fn commits_in(
     for (i, &s) in stmts.iter().enumerate() {
         let here = ProgramPoint { block: b, index: i };
         match &k.stmts[s].kind {
-            StmtKind::Op(op) => {
-                if op
-                    .asynchronous
-                    .is_some_and(|a| target.async_counter(a, &op.name) == Some(Counter::CpAsync))
-                {
-                    open = true;
-                }
+            StmtKind::Op(op)
+                if op.asynchronous.is_some_and(|a| {
+                    target.async_counter(a, &op.name) == Some(Counter::CpAsync)
+                }) =>
+            {
+                open = true;
             }
             StmtKind::Sync(SyncOp::CpAsyncCommit) => open = false,
-            StmtKind::Sync(SyncOp::Barrier { .. }) | StmtKind::Sync(SyncOp::Signal { .. }) => {
-                if open {
-                    out.push(here);
-                    open = false;
-                }
+            StmtKind::Sync(SyncOp::Barrier { .. }) | StmtKind::Sync(SyncOp::Signal { .. })
+                if open =>
+            {
+                out.push(here);
+                open = false;
             }
             StmtKind::For(f) => {
                 if open {

@@ -692,7 +692,7 @@ impl Memory {
     /// Re-expresses a constant slot index through the induction variable of loop `lp`, so
     /// that the slot keeps its identity as the loop's frames advance: at the first iteration
     /// `iv == lo`, so `iv + (c - lo)` names slot `c`.
-    pub fn into_loop(&self, k: &Kernel, lp: syncopt_ir::StmtId, p: &Place) -> Place {
+    pub fn entering_loop(&self, k: &Kernel, lp: syncopt_ir::StmtId, p: &Place) -> Place {
         let StmtKind::For(f) = &k.stmts[lp].kind else {
             return p.clone();
         };
