@@ -139,7 +139,12 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         let classes = footprint::alias_classes(kernel);
         let mut path = Vec::new();
         cx.collect(kernel.body, &mut path, &classes, target);
+        let t0 = std::time::Instant::now();
         let hazards = cx.hazards();
+        let timing = std::env::var("PF_TIME").is_ok();
+        if timing {
+            eprintln!("hazards: {} in {:?}", hazards.len(), t0.elapsed());
+        }
         // When ids run out, the first pair that found none becomes a `pipe_barrier ALL` and
         // placement runs again: the barrier may order other hazards, freeing their ids.
         let mut forced: Vec<(BlockId, usize, Vec<usize>)> = Vec::new();
@@ -169,6 +174,9 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
                 forced = fewer;
                 (groups, bars, ids) = (g2, b2, ids2);
             }
+        }
+        if timing {
+            eprintln!("placed in {:?} ({round} rounds)", t0.elapsed());
         }
         let (items, covers) = cx.emit(&hazards, groups, bars, ids, forced, opts);
         (items, covers, hazards.len(), cx.diags)
@@ -346,10 +354,21 @@ impl<'k> Ctx<'k> {
         }
     }
 
+    fn first_diff(&self, x: usize, y: usize) -> usize {
+        let (px, py) = (&self.ops[x].path, &self.ops[y].path);
+        let n = px.len().min(py.len());
+        (0..n).find(|&i| px[i] != py[i]).unwrap_or(n)
+    }
+
     fn scan_forward(&self, y: usize, ay: usize, list: &[(usize, usize)], out: &mut Vec<Hazard>) {
         let q = self.ops[y].pipe;
         let mut stopped = [false; NP];
+        // Lists where a hazard from each pipe was already found: an earlier producer whose
+        // statement in that list is at or before the found one adds nothing (its set point
+        // is no later, its wait point the same).
+        let mut seen: [Vec<BlockId>; NP] = Default::default();
         let end = list.partition_point(|&(o, _)| o < y);
+        let fy = &self.ops[y].accs[ay].fp;
         for &(x, ax) in list[..end].iter().rev() {
             let p = self.ops[x].pipe;
             if stopped[pix(p)] || !self.needs_sync(p, q) {
@@ -358,31 +377,57 @@ impl<'k> Ctx<'k> {
             let Some(kind) = self.kind_of(x, ax, y, ay) else {
                 continue;
             };
-            let (m, loops) = self.common(x, y);
+            let m = self.first_diff(x, y);
             let (px, py) = (&self.ops[x].path, &self.ops[y].path);
             if px[m].0 != py[m].0 {
                 continue; // different branches of one `if`: never in one iteration
             }
-            let shared: Vec<ValueId> = loops.iter().map(|&(_, f)| self.loops[&f].iv).collect();
-            let rel = Relation {
-                shared: &shared,
-                shift: None,
-            };
-            if !footprint::conflict(&self.ops[x].accs[ax].fp, &self.ops[y].accs[ay].fp, &rel) {
+            let block = px[m].0;
+            let dominates = m == px.len() - 1;
+            let dup = seen[pix(p)].contains(&block);
+            if dup && !dominates {
                 continue;
             }
-            out.push(Hazard {
-                x,
-                y,
-                kind,
-                block: px[m].0,
-                ix: px[m].1,
-                iy: py[m].1,
-                carried: None,
-            });
+            let fx = &self.ops[x].accs[ax].fp;
+            let hit = if fx.slots.is_empty() && fy.slots.is_empty() {
+                footprint::conflict(
+                    fx,
+                    fy,
+                    &Relation {
+                        shared: &[],
+                        shift: None,
+                    },
+                )
+            } else {
+                let (_, loops) = self.common(x, y);
+                let shared: Vec<ValueId> = loops.iter().map(|&(_, f)| self.loops[&f].iv).collect();
+                footprint::conflict(
+                    fx,
+                    fy,
+                    &Relation {
+                        shared: &shared,
+                        shift: None,
+                    },
+                )
+            };
+            if !hit {
+                continue;
+            }
+            if !dup {
+                out.push(Hazard {
+                    x,
+                    y,
+                    kind,
+                    block,
+                    ix: px[m].1,
+                    iy: py[m].1,
+                    carried: None,
+                });
+                seen[pix(p)].push(block);
+            }
             // The producer runs on every path to the consumer: a set after it covers all
             // earlier producers of its pipe.
-            if m == px.len() - 1 {
+            if dominates {
                 stopped[pix(p)] = true;
                 if stopped.iter().all(|&s| s) {
                     break;
@@ -405,6 +450,10 @@ impl<'k> Ctx<'k> {
         let lo = list.partition_point(|&(o, _)| o < lp.ops.0);
         let hi = list.partition_point(|&(o, _)| o < lp.ops.1);
         let mut stopped = [false; NP];
+        // Per pipe: a distance-1 hazard already found as loop-carried / as same-iteration.
+        let mut seen = [[false; 2]; NP];
+        let fy = &self.ops[y].accs[ay].fp;
+        let iy = self.ops[y].path[pos + 1].1;
         for &(x, ax) in list[lo..hi].iter().rev() {
             let p = self.ops[x].pipe;
             if stopped[pix(p)] || !self.needs_sync(p, q) {
@@ -416,24 +465,51 @@ impl<'k> Ctx<'k> {
             let Some(kind) = self.kind_of(x, ax, y, ay) else {
                 continue;
             };
-            let (_, loops) = self.common(x, y);
-            let shared: Vec<ValueId> = loops
-                .iter()
-                .filter(|&&(i, _)| i < pos)
-                .map(|&(_, g)| self.loops[&g].iv)
-                .collect();
-            let (fx, fy) = (&self.ops[x].accs[ax].fp, &self.ops[y].accs[ay].fp);
-            let period = footprint::period(fx, fy).max(1) as i64;
-            let min_d = (1..=period.max(2)).find(|&d| {
-                let rel = Relation {
-                    shared: &shared,
-                    shift: Some((lp.iv, lp.step, d)),
-                };
-                footprint::conflict(fx, fy, &rel)
-            });
+            let px = &self.ops[x].path;
+            let ix = px[pos + 1].1;
+            let back = usize::from(ix >= iy);
+            let dominates = px.len() == pos + 2;
+            let dup = seen[pix(p)][back];
+            if dup && !dominates {
+                continue;
+            }
+            let fx = &self.ops[x].accs[ax].fp;
+            let min_d = if fx.slots.is_empty() && fy.slots.is_empty() {
+                footprint::conflict(
+                    fx,
+                    fy,
+                    &Relation {
+                        shared: &[],
+                        shift: None,
+                    },
+                )
+                .then_some(1)
+            } else {
+                let (_, loops) = self.common(x, y);
+                let shared: Vec<ValueId> = loops
+                    .iter()
+                    .filter(|&&(i, _)| i < pos)
+                    .map(|&(_, g)| self.loops[&g].iv)
+                    .collect();
+                let period = footprint::period(fx, fy).max(1) as i64;
+                (1..=period.max(2)).find(|&d| {
+                    let rel = Relation {
+                        shared: &shared,
+                        shift: Some((lp.iv, lp.step, d)),
+                    };
+                    footprint::conflict(fx, fy, &rel)
+                })
+            };
             let Some(min_d) = min_d else { continue };
-            let (px, py) = (&self.ops[x].path, &self.ops[y].path);
-            let (ix, iy) = (px[pos + 1].1, py[pos + 1].1);
+            if dup {
+                if min_d == 1 {
+                    stopped[pix(p)] = true;
+                    if stopped.iter().all(|&s| s) {
+                        break;
+                    }
+                }
+                continue;
+            }
             out.push(Hazard {
                 x,
                 y,
@@ -445,10 +521,13 @@ impl<'k> Ctx<'k> {
                 // pair: the set after it in iteration i+1 fires after iteration i's as well.
                 carried: (ix >= iy).then_some((f, min_d as u64)),
             });
-            if min_d == 1 && px.len() == pos + 2 {
-                stopped[pix(p)] = true;
-                if stopped.iter().all(|&s| s) {
-                    break;
+            if min_d == 1 {
+                seen[pix(p)][back] = true;
+                if dominates {
+                    stopped[pix(p)] = true;
+                    if stopped.iter().all(|&s| s) {
+                        break;
+                    }
                 }
             }
         }
