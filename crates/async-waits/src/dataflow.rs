@@ -281,7 +281,17 @@ impl<'a> Analysis<'a> {
                 out
             }
             StmtKind::For(f) => {
-                let trips = f.trips();
+                let t = f.trips();
+                let trips = match self.mem.exact_trips(s) {
+                    Some(n) => syncopt_ir::Trips {
+                        min: n,
+                        max: Some(n),
+                    },
+                    None => syncopt_ir::Trips {
+                        min: self.mem.min_trips(t.min),
+                        max: None,
+                    },
+                };
                 let body = f.body;
                 self.for_loop(s, body, trips, st)
             }
@@ -465,8 +475,9 @@ impl<'a> Analysis<'a> {
                 match self.conflict(p, xp) {
                     Conflict::CrossThread => worst = Conflict::CrossThread,
                     Conflict::SameThread => {
-                        // Same counter, same thread: completions keep issue order.
-                        if info.counter != Some(counter) && worst == Conflict::None {
+                        // Even a later async op of the same wave on the same counter needs the
+                        // wait: the verifier does not take completion order as write order.
+                        if worst == Conflict::None {
                             worst = Conflict::SameThread;
                         }
                     }

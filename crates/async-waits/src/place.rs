@@ -79,6 +79,10 @@ pub struct Memory {
     ivs: std::collections::BTreeMap<ValueId, (i64, i64)>,
     /// Loops whose induction variable selects a slot of some view.
     slot_loops: BTreeSet<syncopt_ir::StmtId>,
+    /// Induction variables that appear in some expression (views, indices, conditions).
+    used_ivs: BTreeSet<ValueId>,
+    /// Per loop: exact trip count, whether the start is constant, induction variable.
+    loop_data: std::collections::BTreeMap<syncopt_ir::StmtId, (Option<u64>, bool, ValueId)>,
 }
 
 impl Memory {
@@ -118,7 +122,54 @@ impl Memory {
             disjoint_handles: BTreeSet::new(),
             ivs: Default::default(),
             slot_loops: BTreeSet::new(),
+            used_ivs: BTreeSet::new(),
+            loop_data: Default::default(),
         };
+        for (sid, data) in k.stmts.iter() {
+            if let StmtKind::For(f) = &data.kind {
+                m.loop_data.insert(
+                    sid,
+                    (
+                        f.trips().exact(),
+                        matches!(f.lo, syncopt_ir::Bound::Const(_)),
+                        f.iv,
+                    ),
+                );
+            }
+        }
+        let mut note = |e: &AffineExpr, set: &mut BTreeSet<ValueId>| {
+            for &(v, _) in &e.terms {
+                if let Var::Value(v) = v {
+                    set.insert(v);
+                }
+            }
+        };
+        let mut used = BTreeSet::new();
+        for (_, view) in k.views.iter() {
+            if let ViewKind::Slot { index, .. } = &view.kind {
+                note(index, &mut used);
+            }
+        }
+        for (_, st) in k.stmts.iter() {
+            match &st.kind {
+                StmtKind::Op(op) => {
+                    for e in &op.effects {
+                        if let Selector::Index(x) = &e.mem.sel {
+                            note(x, &mut used);
+                        }
+                    }
+                }
+                StmtKind::If(i) => note(&i.cond.expr, &mut used),
+                StmtKind::Sync(syncopt_ir::SyncOp::SetFlag { id, .. })
+                | StmtKind::Sync(syncopt_ir::SyncOp::WaitFlag { id, .. }) => {
+                    if let Some((x, _)) = &id.alternate {
+                        note(x, &mut used);
+                    }
+                }
+                _ => {}
+            }
+        }
+        m.used_ivs = used;
         for (_, view) in k.views.iter() {
             if let ViewKind::Slot { index, .. } = &view.kind {
                 for &(v, _) in &index.terms {
@@ -408,6 +459,23 @@ impl Memory {
         self.overlap(p, q)
     }
 
+    /// The trip count the analysis takes as exact: a known count, when small enough to run
+    /// iteration by iteration (8; 64 when the induction variable appears nowhere). Larger
+    /// counts are taken as "at least a few" (see `min_trips`), like the verifier does: a
+    /// count beyond what the verifier models would give an N it cannot confirm.
+    pub fn exact_trips(&self, lp: syncopt_ir::StmtId) -> Option<u64> {
+        let f = self.loop_data.get(&lp)?;
+        let (n, lo_const, iv) = *f;
+        let n = n?;
+        let small = n <= 8 || (!self.used_ivs.contains(&iv) && n <= 64);
+        (lo_const && small).then_some(n)
+    }
+
+    /// The fewest trips the analysis relies on for a loop without an exact count.
+    pub fn min_trips(&self, min: u64) -> u64 {
+        min.min(4)
+    }
+
     /// Rewrites a place from iteration i's frame into iteration i+1's frame of loop `lp`.
     pub fn across_back_edge(&self, k: &Kernel, lp: syncopt_ir::StmtId, p: &Place) -> Place {
         if let Some(v) = &p.via {
@@ -500,14 +568,14 @@ impl Memory {
         if let Base::Handle(h) = &p.base {
             if is_arg_of(k, *h, lp) {
                 return self
-                    .handle_at_exit(k, f, *h, &p.region)
+                    .handle_at_exit(k, lp, f, *h, &p.region)
                     .unwrap_or_else(|| self.degrade(p));
             }
         }
         let iv = Var::Value(f.iv);
         // With a known trip count the last iteration's induction variable is known: the
         // place is taken in that frame.
-        let last_iv = match (f.lo, f.trips().exact()) {
+        let last_iv = match (f.lo, self.exact_trips(lp)) {
             (syncopt_ir::Bound::Const(lo), Some(n)) if n > 0 => {
                 Some(lo.wrapping_add((n as i64 - 1).wrapping_mul(f.step)))
             }
@@ -562,11 +630,12 @@ impl Memory {
     fn handle_at_exit(
         &self,
         k: &Kernel,
+        lp: syncopt_ir::StmtId,
         f: &syncopt_ir::ForData,
         h: ValueId,
         region: &Region,
     ) -> Option<Place> {
-        let n = f.trips().exact()?;
+        let n = self.exact_trips(lp)?;
         if n == 0 || n > 4096 {
             return None;
         }

@@ -260,37 +260,44 @@ fn copy_inside_if_without_else_counts_the_empty_path() {
 
 #[test]
 fn more_copies_in_flight_than_the_counter_counts_caps_at_max() {
-    // 70 later copies, each thread refilling its own words of B; vmcnt counts to 63.
-    check(
-        "target gfx950\nkernel @k() {\n  %A = buffer workgroup 1024\n  %B = buffer workgroup 1024\n\
-         %G = buffer global 4096\n  op \"gather_to_lds\" async write %A, read %G\n\
-         for %i = 0 to 70 {\n    op \"gather_to_lds\" async write %B[tid], read %G\n  }\n\
-         barrier\n  op \"ds_read\" read %A\n}\n",
-        &[
-            "op \"gather_to_lds\" async write %A, read %G",
-            "for %i = 0 to 70 {",
-            "op \"gather_to_lds\" async write %B[tid], read %G",
-            "}",
-            "wait vmcnt(63)",
-            "barrier",
-            "op \"ds_read\" read %A",
-            "}",
-        ],
+    // 70 later copies, each to its own 16 bytes of B; vmcnt counts to 63.
+    let mut src = String::from(
+        "target gfx950\nkernel @k() {\n  %A = buffer workgroup 1024\n  %B = buffer workgroup 1120\n\
+         %G = buffer global 4096\n  op \"gather_to_lds\" async write %A, read %G\n",
     );
+    let mut want = vec!["op \"gather_to_lds\" async write %A, read %G".to_string()];
+    for i in 0..70 {
+        let line = format!(
+            "op \"gather_to_lds\" async write %B[{}:{}], read %G",
+            i * 16,
+            i * 16 + 16
+        );
+        src.push_str(&format!("  {line}\n"));
+        want.push(line);
+    }
+    src.push_str("  barrier\n  op \"ds_read\" read %A\n}\n");
+    want.extend(
+        ["wait vmcnt(63)", "barrier", "op \"ds_read\" read %A", "}"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    let want: Vec<&str> = want.iter().map(|s| s.as_str()).collect();
+    check(&src, &want);
 }
 
 #[test]
 fn known_trip_count_counts_every_iteration() {
-    // Exactly 3 trips: 3 copies follow the first one on every path.
+    // Exactly 3 trips: 3 copies (to 3 different slots) follow the first one on every path.
     check(
-        "target gfx950\nkernel @k() {\n  %A = buffer workgroup 1024\n  %B = buffer workgroup 1024\n\
+        "target gfx950\nkernel @k() {\n  %A = buffer workgroup 1024\n  %B = buffer workgroup 3072\n\
          %G = buffer global 4096\n  op \"gather_to_lds\" async write %A, read %G\n\
-         for %i = 0 to 3 {\n    op \"gather_to_lds\" async write %B[tid], read %G\n  }\n\
+         for %i = 0 to 3 {\n    %w = view %B slot (%i) mod 3\n    op \"gather_to_lds\" async write %w, read %G\n  }\n\
          barrier\n  op \"ds_read\" read %A\n}\n",
         &[
             "op \"gather_to_lds\" async write %A, read %G",
             "for %i = 0 to 3 {",
-            "op \"gather_to_lds\" async write %B[tid], read %G",
+            "%w = view %B slot (%i) mod 3",
+            "op \"gather_to_lds\" async write %w, read %G",
             "}",
             "wait vmcnt(3)",
             "barrier",

@@ -49,8 +49,47 @@ pub fn check(src: &str, expected: &[&str]) {
         "unexpected diagnostics: {:?}",
         r.diagnostics
     );
+    verify_sound_and_maximal(src);
     let target_line = src.lines().find(|l| l.starts_with("target")).unwrap();
     let (again, r2) = run(&format!("{target_line}\n\n{out}"));
     assert_eq!(again, out, "not idempotent");
     assert!(r2.diagnostics.is_empty());
+}
+
+/// The crate's verifier (crates/verify) accepts the pass's output, and rejects it once any
+/// inserted wait's N is raised by one (N is the largest sound value).
+pub fn verify_sound_and_maximal(src: &str) {
+    use syncopt_ir::{StmtKind, SyncOp};
+    let (mut k, t) = parse_one(src);
+    syncopt_async_waits::run(&mut k, t, &InsertOptions::default());
+    let printed = syncopt_ir::print_kernel(&k);
+    let r = syncopt_verify::verify(&k, t);
+    assert!(
+        r.is_ok(),
+        "verifier rejects the output:\n{printed}\n{:?}",
+        r.diagnostics
+    );
+    for s in k.inserted_syncs() {
+        let mut k2 = k.clone();
+        let raised = match &mut k2.stmts[s].kind {
+            StmtKind::Sync(SyncOp::CounterWait { counter, n }) => {
+                let ok = *n < t.counter_max(*counter).unwrap_or(0);
+                *n += 1;
+                ok
+            }
+            StmtKind::Sync(SyncOp::CpAsyncWait { n }) => {
+                let ok = *n < t.counter_max(syncopt_ir::Counter::CpAsync).unwrap_or(0);
+                *n += 1;
+                ok
+            }
+            _ => false,
+        };
+        if raised {
+            assert!(
+                !syncopt_verify::verify(&k2, t).is_ok(),
+                "raising {:?} by one still verifies:\n{printed}",
+                k.stmts[s].kind
+            );
+        }
+    }
 }
