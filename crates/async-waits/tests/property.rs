@@ -266,3 +266,68 @@ fn random_kernels_sound_maximal_idempotent() {
     let long = std::env::var("SYNCOPT_LONG").is_ok();
     campaign(if long { 20_000 } else { 300 });
 }
+
+/// End to end with the real passes and the real verifier: shared-barriers, then this pass;
+/// crates/verify must accept the result, and reject it once any inserted N is raised by one.
+fn pipeline_campaign(seeds: u64) -> (usize, usize, Vec<String>) {
+    let targets = [
+        Target::Gfx950,
+        Target::Gfx1250,
+        Target::Sm80,
+        Target::Gfx1200,
+    ];
+    let mut checked = 0;
+    let mut raised = 0;
+    let mut failures = Vec::new();
+    for seed in 0..seeds {
+        let target = targets[(seed % targets.len() as u64) as usize];
+        let src = generate(seed ^ 0x5eed, target);
+        let (mut k, t) = common::parse_one(&src);
+        let rb = syncopt_barriers::run(&mut k, t, &InsertOptions::default());
+        if rb.has_errors() {
+            continue;
+        }
+        syncopt_async_waits::run(&mut k, t, &InsertOptions::default());
+        let printed = syncopt_ir::print_kernel(&k);
+        let r = syncopt_verify::verify(&k, t);
+        if !r.is_ok() {
+            failures.push(format!(
+                "seed {seed}: rejected\n{printed}\n{:?}",
+                r.diagnostics.first()
+            ));
+            continue;
+        }
+        checked += 1;
+        for w in inserted_waits(&k) {
+            let mut k2 = k.clone();
+            if !bump(&mut k2, w, t) {
+                continue;
+            }
+            raised += 1;
+            if syncopt_verify::verify(&k2, t).is_ok() {
+                failures.push(format!(
+                    "seed {seed}: raising {:?} by one still verifies\n{printed}",
+                    k.stmts[w].kind
+                ));
+            }
+        }
+    }
+    (checked, raised, failures)
+}
+
+#[test]
+fn pipeline_with_barriers_verifies_and_waits_are_maximal() {
+    let long = std::env::var("SYNCOPT_LONG").is_ok();
+    let (checked, raised, failures) = pipeline_campaign(if long { 3000 } else { 120 });
+    eprintln!("pipeline: {checked} kernels verified, {raised} raised waits rejected");
+    assert!(
+        failures.is_empty(),
+        "{} failures of {checked} checked; first: {}",
+        failures.len(),
+        failures[0]
+    );
+    assert!(
+        checked > 60 && raised > 0,
+        "{checked} checked, {raised} raised"
+    );
+}
