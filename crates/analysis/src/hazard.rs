@@ -109,11 +109,15 @@ impl Accesses {
         let mut intern: HashMap<Desc, u32> = HashMap::new();
         let mut ops = Vec::new();
         k.walk(&mut |s, d| {
-            if let StmtKind::Op(op) = &d.kind {
-                ops.push((s, op.clone(), d.loc));
+            if matches!(d.kind, StmtKind::Op(_)) {
+                ops.push(s);
             }
         });
-        for (s, op, sloc) in ops {
+        for s in ops {
+            let StmtKind::Op(op) = &k.stmts[s].kind else {
+                continue;
+            };
+            let sloc = k.stmts[s].loc;
             for e in &op.effects {
                 let regions = r.regions(e.mem.value);
                 if regions.is_empty() {
@@ -242,22 +246,10 @@ fn make_desc(
 
 fn narrow(r: &mut Region, lo: u64, hi: u64) {
     match (r.range, r.slot.take()) {
-        (Some((a, _)), Some(s)) => {
-            // A sub-range of a slot: stays within the slotted range, exact slot kept only when
-            // the sub-range fits the slot.
-            if hi <= s.size {
-                r.slot = Some(SlotInfo {
-                    lo: s.lo,
-                    size: s.size,
-                    count: s.count,
-                    index: s.index,
-                });
-                r.range = Some((a, a + s.size * s.count as u64));
-                // Keep the slot-level test; the byte sub-range within a slot is dropped
-                // (conservative).
-                let _ = lo;
-            }
-        }
+        // A sub-range of a slot stays in the slotted range; the slot test is kept only when
+        // the sub-range fits one slot (the byte offset within the slot is dropped).
+        (Some(_), Some(s)) if hi <= s.size => r.slot = Some(s),
+        (Some(_), Some(_)) => {}
         (Some((a, b)), None) => {
             let nlo = (a + lo).min(b);
             let nhi = (a + hi).min(b).max(nlo);
@@ -327,7 +319,13 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
                 continue;
             }
             if let (Some((l1, h1, _)), Some((l2, h2, next2))) = (r1.handle, r2.handle) {
-                if l1 == l2 && (if dist.is_none() { h1 != h2 } else { h1 != next2 }) {
+                if l1 == l2
+                    && (if dist.is_none() {
+                        h1 != h2
+                    } else {
+                        h1 != next2
+                    })
+                {
                     continue;
                 }
             }
@@ -376,12 +374,18 @@ fn conservative(a: &Desc, b: &Desc) -> bool {
     false
 }
 
+/// For each handle of a rotating loop, the initial values it takes; and the permutation.
+type Rotation = (Vec<Vec<usize>>, Vec<usize>);
+
 /// Resolves memory values to the regions of workgroup alias classes they may denote.
 struct Resolver<'k> {
     k: &'k Kernel,
     class: Vec<u32>,
     memo: HashMap<ValueId, Vec<Region>>,
     busy: Vec<ValueId>,
+    /// Set when a result was cut short by a cycle of handles (and so may not be memoized).
+    cut: bool,
+    rotations: HashMap<StmtId, Option<Rotation>>,
 }
 
 impl<'k> Resolver<'k> {
@@ -415,6 +419,8 @@ impl<'k> Resolver<'k> {
             class,
             memo: HashMap::new(),
             busy: Vec::new(),
+            cut: false,
+            rotations: HashMap::new(),
         }
     }
 
@@ -463,8 +469,10 @@ impl<'k> Resolver<'k> {
             return r.clone();
         }
         if self.busy.contains(&v) || self.busy.len() > 256 {
+            self.cut = true;
             return Vec::new();
         }
+        let outer_cut = std::mem::replace(&mut self.cut, false);
         self.busy.push(v);
         let k = self.k;
         let out = match k.values[v].kind {
@@ -566,9 +574,10 @@ impl<'k> Resolver<'k> {
         }
         self.busy.pop();
         // Results computed inside a cycle of handles may be partial: memoize only complete ones.
-        if self.busy.is_empty() {
+        if !self.cut || self.busy.is_empty() {
             self.memo.insert(v, dedup.clone());
         }
+        self.cut |= outer_cut;
         dedup
     }
 }
@@ -576,12 +585,16 @@ impl<'k> Resolver<'k> {
 impl Resolver<'_> {
     /// When the yields of loop `stmt` permute its handles and the initial values are pairwise
     /// disjoint: for each handle, the indices of the initial values it takes.
-    #[allow(clippy::type_complexity)]
-    fn rotation(
-        &mut self,
-        stmt: StmtId,
-        f: &syncopt_ir::ForData,
-    ) -> Option<(Vec<Vec<usize>>, Vec<usize>)> {
+    fn rotation(&mut self, stmt: StmtId, f: &syncopt_ir::ForData) -> Option<Rotation> {
+        if let Some(r) = self.rotations.get(&stmt) {
+            return r.clone();
+        }
+        let r = self.rotation_uncached(stmt, f);
+        self.rotations.insert(stmt, r.clone());
+        r
+    }
+
+    fn rotation_uncached(&mut self, stmt: StmtId, f: &syncopt_ir::ForData) -> Option<Rotation> {
         let k = self.k;
         let n = f.iter_args.len();
         let yields = &k.blocks[f.body].yields;
@@ -591,7 +604,9 @@ impl Resolver<'_> {
         let mut sigma = vec![usize::MAX; n];
         for (j, y) in yields.iter().enumerate() {
             match k.values[*y].kind {
-                ValueKind::IterArg { stmt: s2, index } if s2 == stmt && index < n => sigma[j] = index,
+                ValueKind::IterArg { stmt: s2, index } if s2 == stmt && index < n => {
+                    sigma[j] = index
+                }
                 _ => return None,
             }
         }

@@ -32,7 +32,11 @@ fn with_barriers(k: &Kernel, pts: &[ProgramPoint]) -> Kernel {
 
 /// Cheapest (dynamic, static) placement strictly below `bound`, if any, by branch and bound
 /// over the candidate points.
-fn cheaper(k: &Kernel, bound: (u64, usize), unfixable: &BTreeSet<(u32, u32)>) -> Option<(u64, usize)> {
+fn cheaper(
+    k: &Kernel,
+    bound: (u64, usize),
+    unfixable: &BTreeSet<(u32, u32)>,
+) -> Option<(u64, usize)> {
     let pts = candidate_points(k, T);
     let w = block_weights(k);
     let weights: Vec<u64> = pts.iter().map(|p| w[p.block.index()]).collect();
@@ -65,11 +69,44 @@ fn cheaper(k: &Kernel, bound: (u64, usize), unfixable: &BTreeSet<(u32, u32)>) ->
             return;
         }
         chosen.push(pts[i]);
-        dfs(i + 1, (cost.0 + weights[i], cost.1 + 1), bound, k, pts, weights, chosen, unfixable, best, evals);
+        dfs(
+            i + 1,
+            (cost.0 + weights[i], cost.1 + 1),
+            bound,
+            k,
+            pts,
+            weights,
+            chosen,
+            unfixable,
+            best,
+            evals,
+        );
         chosen.pop();
-        dfs(i + 1, cost, bound, k, pts, weights, chosen, unfixable, best, evals);
+        dfs(
+            i + 1,
+            cost,
+            bound,
+            k,
+            pts,
+            weights,
+            chosen,
+            unfixable,
+            best,
+            evals,
+        );
     }
-    dfs(0, (0, 0), bound, k, &pts, &weights, &mut chosen, unfixable, &mut best, &mut evals);
+    dfs(
+        0,
+        (0, 0),
+        bound,
+        k,
+        &pts,
+        &weights,
+        &mut chosen,
+        unfixable,
+        &mut best,
+        &mut evals,
+    );
     best
 }
 
@@ -102,12 +139,19 @@ fn random_kernels_optimal_and_sound() {
         assert!(!rep.has_errors(), "seed {seed}: {:?}", rep.diagnostics);
         // Sound by our own model: nothing fixable left unordered.
         let left = unordered(&ours, T);
-        assert!(left.is_subset(&unfixable), "seed {seed}: unordered hazards left\n{src}");
+        assert!(
+            left.is_subset(&unfixable),
+            "seed {seed}: unordered hazards left\n{src}"
+        );
         // Idempotent.
         let mut again = ours.clone();
         let n0 = again.inserted_syncs().len();
         syncopt_barriers::run(&mut again, Target::Gfx950, &InsertOptions::default());
-        assert_eq!(again.inserted_syncs().len(), n0, "seed {seed}: not idempotent\n{src}");
+        assert_eq!(
+            again.inserted_syncs().len(),
+            n0,
+            "seed {seed}: not idempotent\n{src}"
+        );
         checked += 1;
         let (stat, dynamic) = syncopt_analysis::inserted_cost(&ours);
         // With races no barrier can order (under a divergent if), optimality is not defined
@@ -121,7 +165,10 @@ fn random_kernels_optimal_and_sound() {
         }
     }
     eprintln!("{checked} kernels inserted and checked, {compared} compared with the brute force");
-    assert!(compared * 2 > checked, "too few kernels without unfixable races: {compared}");
+    assert!(
+        compared * 2 > checked,
+        "too few kernels without unfixable races: {compared}"
+    );
     assert!(
         worse.is_empty(),
         "{} of {checked} kernels have a cheaper placement (seed, ours, optimum): {worse:?}",

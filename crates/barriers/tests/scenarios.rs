@@ -30,12 +30,21 @@ fn insert_checked(src: &str, t: Target, named: bool, verify: bool) -> (Kernel, P
     assert!(!rep.has_errors(), "{:?}", rep.diagnostics);
     // Every output is sound by our own model and by the verifier, and a second run adds
     // nothing.
-    assert!(unordered(&k, t).is_empty(), "unordered hazards left in\n{}", syncopt_ir::print_kernel(&k));
+    assert!(
+        unordered(&k, t).is_empty(),
+        "unordered hazards left in\n{}",
+        syncopt_ir::print_kernel(&k)
+    );
     // The verifier also wants the counter waits of async copies: the pass that runs after us.
     let mut waited = k.clone();
     syncopt_async_waits::run(&mut waited, t, &opts);
     let vr = syncopt_verify::verify(&waited, t);
-    assert!(!verify || vr.is_ok(), "{t:?}: verifier rejects\n{}\n{:?}", syncopt_ir::print_kernel(&k), vr.diagnostics);
+    assert!(
+        !verify || vr.is_ok(),
+        "{t:?}: verifier rejects\n{}\n{:?}",
+        syncopt_ir::print_kernel(&k),
+        vr.diagnostics
+    );
     let mut again = k.clone();
     let n = again.inserted_syncs().len();
     let rep2 = syncopt_barriers::run(&mut again, t, &opts);
@@ -115,12 +124,11 @@ fn check_both(s: &str, mono: &str, split: &str) {
 
 #[test]
 fn wd1_loop_write_read_needs_two() {
-    let s = src("", "for %i = 0 to %n { op \"wa\" write %A\n op \"ra\" read %A }");
-    check_both(
-        &s,
-        "for{ BAR wa BAR ra }",
-        "for{ SIG WAIT wa SIG WAIT ra }",
+    let s = src(
+        "",
+        "for %i = 0 to %n { op \"wa\" write %A\n op \"ra\" read %A }",
     );
+    check_both(&s, "for{ BAR wa BAR ra }", "for{ SIG WAIT wa SIG WAIT ra }");
 }
 
 #[test]
@@ -151,28 +159,49 @@ fn wd3_reads_reversed() {
 
 #[test]
 fn wd4_if_both_paths_and_divergent() {
-    let s = src("", "op \"wa\" write %A\n if uniform %c { op \"ra\" read %A }\n op \"ra2\" read %A");
+    let s = src(
+        "",
+        "op \"wa\" write %A\n if uniform %c { op \"ra\" read %A }\n op \"ra2\" read %A",
+    );
     check_both(&s, "wa BAR if{ ra } ra2", "wa SIG WAIT if{ ra } ra2");
-    let s = src("", "op \"wa\" write %A\n if divergent tid < 64 { op \"ra\" read %A }\n op \"ra2\" read %A");
+    let s = src(
+        "",
+        "op \"wa\" write %A\n if divergent tid < 64 { op \"ra\" read %A }\n op \"ra2\" read %A",
+    );
     check_both(&s, "wa BAR if{ ra } ra2", "wa SIG WAIT if{ ra } ra2");
     // A barrier the divergent branch needs goes before the if, never inside.
-    let s = src("", "op \"wa\" write %A\n if divergent tid < 64 { op \"x\"\n op \"ra\" read %A }");
+    let s = src(
+        "",
+        "op \"wa\" write %A\n if divergent tid < 64 { op \"x\"\n op \"ra\" read %A }",
+    );
     check_mono(&s, "wa BAR if{ x ra }");
 }
 
 #[test]
 fn wd5_atomics_and_waw() {
     check_mono(
-        &src("", "op \"ws\" write %S\n op \"at\" atomic %S\n op \"rs\" read %S"),
+        &src(
+            "",
+            "op \"ws\" write %S\n op \"at\" atomic %S\n op \"rs\" read %S",
+        ),
         "ws BAR at BAR rs",
     );
-    check_mono(&src("", "op \"at\" atomic %S\n op \"at2\" atomic %S"), "at at2");
     check_mono(
-        &src("", "op \"ws\" write %S\n op \"ws2\" write %S\n op \"rs\" read %S"),
+        &src("", "op \"at\" atomic %S\n op \"at2\" atomic %S"),
+        "at at2",
+    );
+    check_mono(
+        &src(
+            "",
+            "op \"ws\" write %S\n op \"ws2\" write %S\n op \"rs\" read %S",
+        ),
         "ws BAR ws2 BAR rs",
     );
     // Trap 5: write -> atomic is a hazard (an atomic reads too).
-    check_mono(&src("", "op \"ws\" write %S\n op \"at\" atomic %S"), "ws BAR at");
+    check_mono(
+        &src("", "op \"ws\" write %S\n op \"at\" atomic %S"),
+        "ws BAR at",
+    );
 }
 
 #[test]
@@ -187,7 +216,10 @@ fn wd6_async_copy_published_by_the_barrier() {
     // async-waits pass sees it among the hazards of that barrier.
     let second = &rep.explain[1];
     assert!(
-        second.covers.iter().any(|c| c.kind == "RAW" && c.from.map(|l| l.line) == Some(10)),
+        second
+            .covers
+            .iter()
+            .any(|c| c.kind == "RAW" && c.from.map(|l| l.line) == Some(10)),
         "{:?}",
         rep.explain
     );
@@ -206,12 +238,18 @@ fn wd7_input_barrier_kept_and_not_trusted_for_other_hazards() {
 #[test]
 fn wd8a_hoist_or_not() {
     check_both(
-        &src("", "op \"ra\" read %A\n for %i = 0 to %n { op \"wa\" write %A }"),
+        &src(
+            "",
+            "op \"ra\" read %A\n for %i = 0 to %n { op \"wa\" write %A }",
+        ),
         "ra for{ BAR wa }",
         "ra for{ SIG WAIT wa }",
     );
     check_both(
-        &src("", "op \"ra\" read %A\n for %i = 0 to %n { op \"wa\" write %A[tid] }"),
+        &src(
+            "",
+            "op \"ra\" read %A\n for %i = 0 to %n { op \"wa\" write %A[tid] }",
+        ),
         "ra BAR for{ wa }",
         "ra SIG WAIT for{ wa }",
     );
@@ -220,7 +258,10 @@ fn wd8a_hoist_or_not() {
 #[test]
 fn wd8b_nothing_in_inner_loop() {
     check_both(
-        &src("", "for %i = 0 to %n { op \"wa\" write %A\n for %j = 0 to %n { op \"ra\" read %A } }"),
+        &src(
+            "",
+            "for %i = 0 to %n { op \"wa\" write %A\n for %j = 0 to %n { op \"ra\" read %A } }",
+        ),
         "for{ BAR wa BAR for{ ra } }",
         "for{ SIG WAIT wa SIG WAIT for{ ra } }",
     );
@@ -228,17 +269,31 @@ fn wd8b_nothing_in_inner_loop() {
 
 fn quarters(op: &str, kind: &str, buf: &str) -> String {
     (0..4)
-        .map(|q| format!("op \"{op}{q}\" {kind} %{buf}[{}:{}]\n", q * 256, q * 256 + 256))
+        .map(|q| {
+            format!(
+                "op \"{op}{q}\" {kind} %{buf}[{}:{}]\n",
+                q * 256,
+                q * 256 + 256
+            )
+        })
         .collect()
 }
 
 fn globals(tag: &str) -> String {
-    (0..4).map(|q| format!("op \"{tag}{q}\" read %G\n")).collect()
+    (0..4)
+        .map(|q| format!("op \"{tag}{q}\" read %G\n"))
+        .collect()
 }
 
 #[test]
 fn wt1_disjoint_quarters() {
-    let body = format!("{}{}{}{}", globals("g"), quarters("ws", "write", "S"), quarters("rs", "read", "S"), globals("h"));
+    let body = format!(
+        "{}{}{}{}",
+        globals("g"),
+        quarters("ws", "write", "S"),
+        quarters("rs", "read", "S"),
+        globals("h")
+    );
     check_both(
         &src("", &body),
         "g0 g1 g2 g3 ws0 ws1 ws2 ws3 BAR rs0 rs1 rs2 rs3 h0 h1 h2 h3",
@@ -266,26 +321,48 @@ fn wt2_loop_with_two_groups() {
 
 #[test]
 fn wt4_input_barrier_suffices() {
-    let body = format!("{}{}barrier\n{}{}", globals("g"), quarters("ws", "write", "S"), quarters("rs", "read", "S"), globals("h"));
-    check_mono(&src("", &body), "g0 g1 g2 g3 ws0 ws1 ws2 ws3 {BAR} rs0 rs1 rs2 rs3 h0 h1 h2 h3");
+    let body = format!(
+        "{}{}barrier\n{}{}",
+        globals("g"),
+        quarters("ws", "write", "S"),
+        quarters("rs", "read", "S"),
+        globals("h")
+    );
+    check_mono(
+        &src("", &body),
+        "g0 g1 g2 g3 ws0 ws1 ws2 ws3 {BAR} rs0 rs1 rs2 rs3 h0 h1 h2 h3",
+    );
 }
 
 #[test]
 fn tm01_tm02() {
-    check_both(&src("", "op \"wa\" write %A\n op \"ra\" read %A"), "wa BAR ra", "wa SIG WAIT ra");
+    check_both(
+        &src("", "op \"wa\" write %A\n op \"ra\" read %A"),
+        "wa BAR ra",
+        "wa SIG WAIT ra",
+    );
     // B overlaps A (allocator reuse): the WAR through the alias needs a barrier (a Triton
     // filter skipped it).
     check_mono(
-        &src("  %X = buffer workgroup 1024 aliases %A", "op \"wa\" write %A\n op \"ra\" read %A\n op \"wx\" write %X"),
+        &src(
+            "  %X = buffer workgroup 1024 aliases %A",
+            "op \"wa\" write %A\n op \"ra\" read %A\n op \"wx\" write %X",
+        ),
         "wa BAR ra BAR wx",
     );
     // Exact placements: disjoint bytes need nothing, overlapping bytes do.
     check_mono(
-        &src("  %X = buffer workgroup 256 at %A + 512", "op \"wa\" write %A[0:512]\n op \"rx\" read %X"),
+        &src(
+            "  %X = buffer workgroup 256 at %A + 512",
+            "op \"wa\" write %A[0:512]\n op \"rx\" read %X",
+        ),
         "wa rx",
     );
     check_mono(
-        &src("  %X = buffer workgroup 256 at %A + 384", "op \"wa\" write %A[0:512]\n op \"rx\" read %X"),
+        &src(
+            "  %X = buffer workgroup 256 at %A + 384",
+            "op \"wa\" write %A[0:512]\n op \"rx\" read %X",
+        ),
         "wa BAR rx",
     );
 }
@@ -382,13 +459,28 @@ fn trap6_slots_every_distance() {
 
 #[test]
 fn ownership_per_thread() {
-    check_mono(&src("", "op \"w\" write %A[tid]\n op \"r\" read %A[tid]"), "w r");
-    check_mono(&src("", "op \"w\" write %A[tid]\n op \"r\" read %A[tid + 1]"), "w BAR r");
-    check_mono(&src("", "op \"w\" write %A[tid * 2]\n op \"r\" read %A[tid * 2 + 1]"), "w r");
+    check_mono(
+        &src("", "op \"w\" write %A[tid]\n op \"r\" read %A[tid]"),
+        "w r",
+    );
+    check_mono(
+        &src("", "op \"w\" write %A[tid]\n op \"r\" read %A[tid + 1]"),
+        "w BAR r",
+    );
+    check_mono(
+        &src(
+            "",
+            "op \"w\" write %A[tid * 2]\n op \"r\" read %A[tid * 2 + 1]",
+        ),
+        "w r",
+    );
     // Different iterations: the same expression names other words. (The verifier treats
     // indices that depend on a loop variable as touching any word, so it is not asked here.)
     let (k, _) = insert_checked(
-        &src("", "for %i = 0 to %n { op \"w\" write %A[tid + %i]\n op \"r\" read %A[tid + %i] }"),
+        &src(
+            "",
+            "for %i = 0 to %n { op \"w\" write %A[tid + %i]\n op \"r\" read %A[tid + %i] }",
+        ),
         Target::Gfx950,
         false,
         false,
@@ -399,7 +491,13 @@ fn ownership_per_thread() {
 #[test]
 fn known_trips_weigh() {
     // One trip: no loop-carried hazard.
-    check_mono(&src("", "for %i = 0 to 1 { op \"w\" write %A\n op \"r\" read %A }"), "for{ w BAR r }");
+    check_mono(
+        &src(
+            "",
+            "for %i = 0 to 1 { op \"w\" write %A\n op \"r\" read %A }",
+        ),
+        "for{ w BAR r }",
+    );
     // A barrier at the end of the body also covers what the loop leaves at exit.
     check_mono(
         &src("", "for %i = 0 to 4 { op \"w0\" write %A\n op \"r1\" read %B }\n op \"w1\" write %B\n op \"r2\" read %B"),
@@ -433,12 +531,18 @@ fn input_split_barriers_count() {
 #[test]
 fn split_overlap_signal_early_wait_late() {
     check_split(
-        &src("", "op \"wa\" write %A\n op \"x\"\n op \"y\" read %G\n op \"ra\" read %A"),
+        &src(
+            "",
+            "op \"wa\" write %A\n op \"x\"\n op \"y\" read %G\n op \"ra\" read %A",
+        ),
         "wa SIG x y WAIT ra",
     );
     // In a loop: signal right after the producer, wait right before the consumer.
     check_split(
-        &src("", "for %i = 0 to %n { op \"wa\" write %A\n op \"x\"\n op \"ra\" read %A\n op \"y\" }"),
+        &src(
+            "",
+            "for %i = 0 to %n { op \"wa\" write %A\n op \"x\"\n op \"ra\" read %A\n op \"y\" }",
+        ),
         "for{ SIG WAIT wa SIG x WAIT ra y }",
     );
 }

@@ -29,7 +29,12 @@ fn has_unfixable(k: &Kernel, t: Target) -> bool {
         threads: None,
     };
     let mut all = k.clone();
-    all.insert_syncs(candidate_points(k, t).into_iter().map(|p| (p, bar.clone())).collect());
+    all.insert_syncs(
+        candidate_points(k, t)
+            .into_iter()
+            .map(|p| (p, bar.clone()))
+            .collect(),
+    );
     !unordered(&all, t).is_empty()
 }
 
@@ -94,7 +99,11 @@ fn random_insert_verify_and_remove() {
                 };
                 let mut ours = k.clone();
                 let rep = syncopt_barriers::run(&mut ours, t, &opts);
-                assert!(!rep.has_errors(), "{t:?} seed {seed}: {:?}", rep.diagnostics);
+                assert!(
+                    !rep.has_errors(),
+                    "{t:?} seed {seed}: {:?}",
+                    rep.diagnostics
+                );
                 let vr = syncopt_verify::verify(&finish(&ours, t, &opts), t);
                 assert!(
                     vr.is_ok(),
