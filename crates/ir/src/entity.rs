@@ -59,6 +59,10 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
             _k: PhantomData,
         }
     }
+    /// Makes room for `n` more entries (a parser that knows the input size avoids regrowing).
+    pub fn reserve(&mut self, n: usize) {
+        self.elems.reserve(n);
+    }
     pub fn push(&mut self, v: V) -> K {
         let k = K::new(self.elems.len());
         self.elems.push(v);

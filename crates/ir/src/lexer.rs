@@ -109,6 +109,11 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Bytes not lexed yet.
+    pub fn remaining(&self) -> usize {
+        self.src.len() - self.i
+    }
+
     /// The next token; `Eof` (repeated) at the end.
     pub fn next_token(&mut self) -> Result<Token<'a>, Diagnostic> {
         let src = self.src;
