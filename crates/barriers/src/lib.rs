@@ -893,7 +893,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
             items.push((wp, 1, SyncOp::Wait { id }, p as u32));
         }
     }
-    items.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    items.sort_by_key(|x| (x.0, x.1));
     let tags: Vec<u32> = items.iter().map(|x| x.3).collect();
     let created = kernel.insert_syncs(items.into_iter().map(|x| (x.0, x.2)).collect());
     for (s, tag) in created.into_iter().zip(tags) {
