@@ -6,7 +6,8 @@
 //! `c - tid` (every thread its own word); loads read words shifted by multiples of the warp
 //! size (`tid + 32 m`), so a load reads what other warps stored: every hazard the analysis sees
 //! is one the hardware can show. Loops have constant trip counts (a few use a parameter with
-//! a stated maximum); `if`s are uniform on a loop variable's parity or on a parameter; async
+//! a stated maximum); `if`s sit in loops, uniform on a loop variable's parity (rarely on a
+//! parameter, whose other branch then never runs); async
 //! copies move global words into shared memory. No sync op is generated: `insert` adds them.
 
 use std::fmt::Write;
@@ -178,7 +179,8 @@ impl ExecGen {
                 }
             }
             75..=84 if depth < 2 && self.budget > 2 => self.plain_loop(),
-            85..=91 if self.budget > 2 => self.uniform_if(),
+            // Inside loops only: conditions on a loop variable's parity run both branches.
+            85..=91 if self.budget > 2 && !self.ivs.is_empty() => self.uniform_if(),
             92..=96 if depth < 2 && self.budget > 3 => self.double_buffer_loop(),
             _ => {
                 if self.rng.chance(50) {
@@ -273,7 +275,7 @@ impl ExecGen {
 
     fn uniform_if(&mut self) {
         let cond = match self.ivs.last() {
-            Some((iv, _)) if self.rng.chance(70) => format!("({iv}) mod 2 == 0"),
+            Some((iv, _)) if self.rng.chance(85) => format!("({iv}) mod 2 == 0"),
             _ => "%p".to_string(),
         };
         self.line(&format!("if uniform {cond} {{"));

@@ -34,10 +34,122 @@ pub fn run(kernel: &Kernel, target: Target) -> Result<Vec<u64>, Diagnostic> {
             ),
         ));
     }
+    let (sums, races) = run_with_races(kernel, target)?;
+    if std::env::var("SYNCOPT_INTERP_RACES").as_deref() == Ok("1") {
+        for r in races.iter().take(20) {
+            eprintln!("race: {r}");
+        }
+        eprintln!("races: {}", races.len());
+    }
+    Ok(sums)
+}
+
+/// Runs the kernel and also reports the races of this execution: two accesses to one shared
+/// word from different warps in the same barrier interval (barriers and split-barrier waits
+/// end an interval), at least one a write (two atomics never race), with async copies landing
+/// at their wait; and an async copy issued while an earlier copy of the same thread to the same
+/// word is still in flight (`cp.async` copies are unordered until waited for).
+pub fn run_with_races(
+    kernel: &Kernel,
+    target: Target,
+) -> Result<(Vec<u64>, Vec<String>), Diagnostic> {
+    if !target.is_gpu() {
+        return Err(Diagnostic::error(
+            Some(kernel.loc),
+            format!(
+                "'{}' has no workgroup model: run executes GPU targets only",
+                target.name()
+            ),
+        ));
+    }
     let mut m = Machine::new(kernel, target)?;
     let all: Vec<u32> = (0..m.threads).collect();
     m.exec_block(kernel.body, &all)?;
-    Ok(m.cs)
+    Ok((m.cs, m.races.found))
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    Atomic,
+}
+
+/// Barrier-interval race detector over shared words.
+struct Races {
+    epoch: u64,
+    /// Per word: (interval, warp, atomic) of the last write.
+    last_write: Vec<(u64, u32, bool)>,
+    /// Per word: (interval, mask of warps that read it in that interval).
+    readers: Vec<(u64, u64)>,
+    /// Per word: (thread + 1, count) of in-flight async copies to it.
+    inflight: Vec<(u32, u32)>,
+    found: Vec<String>,
+}
+
+impl Races {
+    fn new(words: usize) -> Self {
+        Races {
+            epoch: 1,
+            last_write: vec![(0, 0, false); words],
+            readers: vec![(0, 0); words],
+            inflight: vec![(0, 0); words],
+            found: Vec::new(),
+        }
+    }
+
+    fn report(&mut self, msg: String) {
+        if self.found.len() < 1000 {
+            self.found.push(msg);
+        }
+    }
+
+    fn access(&mut self, w: usize, warp: u32, kind: Access, what: &str) {
+        let e = self.epoch;
+        let bit = 1u64 << (warp % 64);
+        let (we, ww, wa) = self.last_write[w];
+        let atomic = kind == Access::Atomic;
+        if we == e && ww != warp && !(wa && atomic) {
+            let k = if kind == Access::Read { "RAW" } else { "WAW" };
+            self.report(format!(
+                "{k} on shared word {w}: warp {ww} wrote, warp {warp} then touched it ('{what}') in the same barrier interval"
+            ));
+        }
+        if kind == Access::Read {
+            let r = &mut self.readers[w];
+            if r.0 != e {
+                *r = (e, 0);
+            }
+            r.1 |= bit;
+            return;
+        }
+        let (re, mask) = self.readers[w];
+        if re == e && mask & !bit != 0 {
+            self.report(format!(
+                "WAR on shared word {w}: another warp read it, warp {warp} then wrote it ('{what}') in the same barrier interval"
+            ));
+        }
+        self.last_write[w] = (e, warp, atomic);
+    }
+
+    fn issued(&mut self, w: usize, t: u32, what: &str) {
+        let (owner, n) = self.inflight[w];
+        if n > 0 && owner == t + 1 {
+            self.report(format!(
+                "async WAW on shared word {w}: thread {t} issues '{what}' while its earlier copy to the word is in flight"
+            ));
+        }
+        self.inflight[w] = if owner == t + 1 {
+            (owner, n + 1)
+        } else {
+            (t + 1, 1)
+        };
+    }
+
+    fn landed(&mut self, w: usize) {
+        let c = &mut self.inflight[w];
+        c.1 = c.1.saturating_sub(1);
+    }
 }
 
 /// Program-order ordinal of every op statement (the `op` input of [`model::store_value`]);
@@ -113,6 +225,7 @@ struct Machine<'k> {
     writer: Vec<u32>,
     instance: u64,
     work: u64,
+    races: Races,
 }
 
 impl<'k> Machine<'k> {
@@ -131,6 +244,7 @@ impl<'k> Machine<'k> {
             }
         }
         let t = threads as usize;
+        let layout_words = layout.shared_words as usize;
         Ok(Machine {
             k,
             target,
@@ -150,6 +264,7 @@ impl<'k> Machine<'k> {
             queues: vec![BTreeMap::new(); t],
             instance: 0,
             work: 0,
+            races: Races::new(layout_words),
         })
     }
 
@@ -325,10 +440,13 @@ impl<'k> Machine<'k> {
         loc: Option<Loc>,
     ) -> Result<(), Diagnostic> {
         match op {
-            // Lockstep execution already orders everything a barrier orders.
-            SyncOp::Barrier { .. }
-            | SyncOp::Signal { .. }
-            | SyncOp::Wait { .. }
+            // Lockstep execution already orders everything a barrier orders; the race detector
+            // starts a new interval.
+            SyncOp::Barrier { .. } | SyncOp::Wait { .. } => {
+                self.races.epoch += 1;
+                Ok(())
+            }
+            SyncOp::Signal { .. }
             | SyncOp::CondBarrier { .. }
             | SyncOp::SchedBarrier { .. }
             | SyncOp::SetPrio { .. } => Ok(()),
@@ -365,6 +483,9 @@ impl<'k> Machine<'k> {
                 let unit = q.pop_front().expect("non-empty");
                 for (w, v) in unit {
                     self.shared[w] = v;
+                    self.races.landed(w);
+                    self.races
+                        .access(w, t / self.wave, Access::Write, "async copy landing");
                 }
             }
         }
@@ -455,6 +576,8 @@ impl<'k> Machine<'k> {
                     match (e.kind, h.mem) {
                         (AccessKind::Read, Mem::Shared) => {
                             self.cs[t as usize] = fold(self.cs[t as usize], self.shared[abs]);
+                            self.races
+                                .access(abs, t / self.wave, Access::Read, &op.name);
                         }
                         (AccessKind::Read, Mem::Global) => {
                             self.cs[t as usize] = fold(self.cs[t as usize], gin_value(abs as u64));
@@ -462,6 +585,7 @@ impl<'k> Machine<'k> {
                         (AccessKind::Write, Mem::Shared) if counter.is_some() => {
                             let src = self.async_source(rel, source.as_ref(), t, eloc)?;
                             pending[ti].push((abs, gin_value(src as u64)));
+                            self.races.issued(abs, t, &op.name);
                         }
                         (AccessKind::Write, Mem::Shared) => {
                             if self.stamp[abs] == self.instance && self.writer[abs] != t {
@@ -476,10 +600,14 @@ impl<'k> Machine<'k> {
                             self.stamp[abs] = self.instance;
                             self.writer[abs] = t;
                             self.shared[abs] = value;
+                            self.races
+                                .access(abs, t / self.wave, Access::Write, &op.name);
                         }
                         (AccessKind::Write, Mem::Global) => self.gout[abs] = value,
                         (AccessKind::Atomic, Mem::Shared) => {
-                            self.shared[abs] = self.shared[abs].wrapping_add(value)
+                            self.shared[abs] = self.shared[abs].wrapping_add(value);
+                            self.races
+                                .access(abs, t / self.wave, Access::Atomic, &op.name);
                         }
                         (AccessKind::Atomic, Mem::Global) => {
                             self.gout[abs] = self.gout[abs].wrapping_add(value)

@@ -160,3 +160,53 @@ fn aliases_share_words() {
         assert_eq!(sums[t as usize], cs);
     }
 }
+
+#[test]
+fn race_detector_sees_missing_barriers_only() {
+    let racy = "target sm_90\nkernel @k() waves 2 {\n  %A = buffer workgroup 512\n  op \"st\" write %A[tid]\n  op \"ld\" read %A[tid + 32]\n}\n";
+    let (k, t) = kernel(racy);
+    let (_, races) = run_with_races(&k, t).unwrap();
+    assert!(races.iter().any(|r| r.starts_with("RAW")), "{races:?}");
+    let fixed = racy.replace("  op \"ld\"", "  barrier\n  op \"ld\"");
+    let (k, t) = kernel(&fixed);
+    assert_eq!(run_with_races(&k, t).unwrap().1, Vec::<String>::new());
+    // Same-thread reuse is no race.
+    let own = racy.replace("%A[tid + 32]", "%A[tid]");
+    let (k, t) = kernel(&own);
+    assert!(run_with_races(&k, t).unwrap().1.is_empty());
+}
+
+#[test]
+fn race_detector_war_atomics_and_async() {
+    let war = "target sm_90\nkernel @k() waves 2 {\n  %A = buffer workgroup 512\n  op \"ld\" read %A[tid + 32]\n  op \"st\" write %A[tid]\n}\n";
+    let (k, t) = kernel(war);
+    assert!(run_with_races(&k, t)
+        .unwrap()
+        .1
+        .iter()
+        .any(|r| r.starts_with("WAR")));
+    let atomics = "target sm_90\nkernel @k() waves 2 {\n  %A = buffer workgroup 512\n  op \"a\" atomic %A[0]\n  op \"b\" atomic %A[0]\n}\n";
+    let (k, t) = kernel(atomics);
+    assert!(run_with_races(&k, t).unwrap().1.is_empty());
+    // Two copies of one thread to one word, the first not waited for.
+    let copies = "target sm_90\nkernel @k() waves 1 {\n  %G = buffer global 256\n  %A = buffer workgroup 128\n  op \"c1\" async write %A[tid], read %G[tid]\n  cp_async.commit\n  op \"c2\" async write %A[tid], read %G[tid + 32]\n  cp_async.commit\n  cp_async.wait 0\n}\n";
+    let (k, t) = kernel(copies);
+    let races = run_with_races(&k, t).unwrap().1;
+    assert!(
+        races.iter().any(|r| r.starts_with("async WAW")),
+        "{races:?}"
+    );
+    let waited = copies.replacen(
+        "  cp_async.commit\n",
+        "  cp_async.commit\n  cp_async.wait 0\n",
+        1,
+    );
+    let (k, t) = kernel(&waited);
+    assert!(run_with_races(&k, t).unwrap().1.is_empty());
+    // A copy read by another warp needs its wait and a barrier.
+    let publish = "target sm_90\nkernel @k() waves 2 {\n  %G = buffer global 256\n  %A = buffer workgroup 256\n  op \"c\" async write %A[tid], read %G[tid]\n  cp_async.commit\n  cp_async.wait 0\n  op \"ld\" read %A[63 - tid]\n}\n";
+    let (k, t) = kernel(publish);
+    assert!(!run_with_races(&k, t).unwrap().1.is_empty());
+    let (k, t) = kernel(&publish.replace("  op \"ld\"", "  barrier\n  op \"ld\""));
+    assert!(run_with_races(&k, t).unwrap().1.is_empty());
+}
