@@ -137,7 +137,7 @@ impl Memory {
                 );
             }
         }
-        let mut note = |e: &AffineExpr, set: &mut BTreeSet<ValueId>| {
+        let note = |e: &AffineExpr, set: &mut BTreeSet<ValueId>| {
             for &(v, _) in &e.terms {
                 if let Var::Value(v) = v {
                     set.insert(v);
