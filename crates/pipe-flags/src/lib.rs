@@ -316,17 +316,24 @@ impl<'k> Ctx<'k> {
                 }
             }
         }
+        // Pipes present in each list: a scan stops once every one of them is settled.
+        let mask_of = |l: &Vec<(usize, usize)>| {
+            l.iter()
+                .fold(0u8, |m, &(o, _)| m | 1 << pix(self.ops[o].pipe))
+        };
+        let all_mask: Vec<u8> = all.iter().map(mask_of).collect();
+        let write_mask: Vec<u8> = writes.iter().map(mask_of).collect();
         let mut out = Vec::new();
         for y in 0..self.ops.len() {
             for ay in 0..self.ops[y].accs.len() {
                 let acc = &self.ops[y].accs[ay];
                 let c = acc.fp.class as usize;
-                let list = if acc.kind.writes() {
-                    &all[c]
+                let (list, present) = if acc.kind.writes() {
+                    (&all[c], all_mask[c])
                 } else {
-                    &writes[c]
+                    (&writes[c], write_mask[c])
                 };
-                self.scan_forward(y, ay, list, &mut out);
+                self.scan_forward(y, ay, list, present, &mut out);
                 let loops: Vec<(usize, StmtId)> = self.ops[y]
                     .path
                     .iter()
@@ -337,7 +344,7 @@ impl<'k> Ctx<'k> {
                     })
                     .collect();
                 for (pos, f) in loops {
-                    self.scan_carried(y, ay, list, pos, f, &mut out);
+                    self.scan_carried(y, ay, list, present, pos, f, &mut out);
                 }
             }
         }
@@ -354,15 +361,31 @@ impl<'k> Ctx<'k> {
         }
     }
 
+    /// Producer pipes a scan for a consumer on `q` never has to look for.
+    fn initially_stopped(&self, q: Pipe, present: u8) -> [bool; NP] {
+        let mut st = [false; NP];
+        for &p in Pipe::REAL {
+            st[pix(p)] = present & (1 << pix(p)) == 0 || !self.needs_sync(p, q);
+        }
+        st
+    }
+
     fn first_diff(&self, x: usize, y: usize) -> usize {
         let (px, py) = (&self.ops[x].path, &self.ops[y].path);
         let n = px.len().min(py.len());
         (0..n).find(|&i| px[i] != py[i]).unwrap_or(n)
     }
 
-    fn scan_forward(&self, y: usize, ay: usize, list: &[(usize, usize)], out: &mut Vec<Hazard>) {
+    fn scan_forward(
+        &self,
+        y: usize,
+        ay: usize,
+        list: &[(usize, usize)],
+        present: u8,
+        out: &mut Vec<Hazard>,
+    ) {
         let q = self.ops[y].pipe;
-        let mut stopped = [false; NP];
+        let mut stopped = self.initially_stopped(q, present);
         // Lists where a hazard from each pipe was already found: an earlier producer whose
         // statement in that list is at or before the found one adds nothing (its set point
         // is no later, its wait point the same).
@@ -441,6 +464,7 @@ impl<'k> Ctx<'k> {
         y: usize,
         ay: usize,
         list: &[(usize, usize)],
+        present: u8,
         pos: usize,
         f: StmtId,
         out: &mut Vec<Hazard>,
@@ -449,7 +473,7 @@ impl<'k> Ctx<'k> {
         let lp = &self.loops[&f];
         let lo = list.partition_point(|&(o, _)| o < lp.ops.0);
         let hi = list.partition_point(|&(o, _)| o < lp.ops.1);
-        let mut stopped = [false; NP];
+        let mut stopped = self.initially_stopped(q, present);
         // Per pipe: a distance-1 hazard already found as loop-carried / as same-iteration.
         let mut seen = [[false; 2]; NP];
         let fy = &self.ops[y].accs[ay].fp;
@@ -604,12 +628,28 @@ impl<'k> Ctx<'k> {
             .map(|f| self.loops[&f].iv);
         let first_group = groups.len();
         let first_bar = bars.len();
+        // Pairs and barriers chosen so far, by wait point (rebuilt at each copy's start).
+        let index = |groups: &[Group], bars: &[Bar]| {
+            let mut gi: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+            let mut bi: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+            for (k, g) in groups.iter().enumerate().skip(first_group) {
+                gi[g.wait].push(k);
+            }
+            for (k, b) in bars.iter().enumerate().skip(first_bar) {
+                bi[b.point].push(k);
+            }
+            (gi, bi)
+        };
+        let (mut gi, mut bi) = (Vec::new(), Vec::new());
         let mut st = SweepState::new();
         let mut hist: Vec<Vc> = Vec::with_capacity(total + 1);
         for p in 0..=total {
             hist.push(st.vc);
             let c = (p / n).min(copies - 1);
             let i = p - c * n;
+            if c > 0 && i == 0 {
+                (gi, bi) = index(groups, bars);
+            }
             if forced.contains(&i) {
                 st.apply(&SyncOp::PipeBarrier { pipe: Pipe::All }, p as i32, c, None);
             }
@@ -619,10 +659,8 @@ impl<'k> Ctx<'k> {
                 );
             } else {
                 // Pairs and barriers chosen in earlier copies act again in this one.
-                for g in &groups[first_group..] {
-                    if g.wait != i {
-                        continue;
-                    }
+                for &k in &gi[i] {
+                    let g = &groups[k];
                     let set = match g.carried {
                         None => c * n + g.set,
                         Some(_) if !g.double && c == 2 => n + g.set,
@@ -630,8 +668,9 @@ impl<'k> Ctx<'k> {
                     };
                     st.join_pair(&hist[set], g.src, g.dst, set as i32);
                 }
-                for bar in &bars[first_bar..] {
-                    if bar.point == i {
+                for &k in &bi[i] {
+                    {
+                        let bar = &bars[k];
                         st.apply(&SyncOp::PipeBarrier { pipe: bar.pipe }, p as i32, c, None);
                     }
                 }
@@ -648,6 +687,7 @@ impl<'k> Ctx<'k> {
         // for what the block guarantees at its exit.
         let mut entry = vec![0u64; n + 1];
         let mut sum = [[false; NP]; NP];
+        (gi, bi) = index(groups, bars);
         for init in [-1, 0] {
             let mut st = SweepState::new();
             st.vc = [[init; NP]; NP];
@@ -665,10 +705,8 @@ impl<'k> Ctx<'k> {
                 if forced.contains(&p) {
                     st.apply(&SyncOp::PipeBarrier { pipe: Pipe::All }, p as i32, 0, None);
                 }
-                for g in &groups[first_group..] {
-                    if g.wait != p {
-                        continue;
-                    }
+                for &k in &gi[p] {
+                    let g = &groups[k];
                     match g.carried {
                         None => st.join_pair(&hist[g.set], g.src, g.dst, g.set as i32),
                         Some(_) if init < 0 => {
@@ -678,8 +716,9 @@ impl<'k> Ctx<'k> {
                         Some(_) => {}
                     }
                 }
-                for bar in &bars[first_bar..] {
-                    if bar.point == p {
+                for &k in &bi[p] {
+                    let bar = &bars[k];
+                    {
                         st.apply(&SyncOp::PipeBarrier { pipe: bar.pipe }, p as i32, 0, None);
                     }
                 }
