@@ -111,7 +111,7 @@ struct Ctx<'k> {
     entry: BTreeMap<BlockId, Vec<u64>>,
     /// Per loop body: (src, dst) pairs whose loop-carried flag orders, once waited right
     /// after the loop, every op of src in and before the loop (see `exit_grants`).
-    grants: std::cell::RefCell<BTreeMap<BlockId, Vec<(Pipe, Pipe, u8)>>>,
+    grants: std::cell::RefCell<BTreeMap<BlockId, Vec<Grant>>>,
     /// Blocks, inner before outer.
     post_order: Vec<BlockId>,
 }
@@ -459,6 +459,7 @@ impl<'k> Ctx<'k> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn scan_carried(
         &self,
         y: usize,
@@ -759,7 +760,7 @@ impl<'k> Ctx<'k> {
         chosen: &[Group],
         last: &[i32; NP],
         hist: &[Vc],
-    ) -> Vec<(Pipe, Pipe, u8)> {
+    ) -> Vec<Grant> {
         // Which pipes' body ops the source pipe knew of at the set.
         let known = |src: Pipe, set: usize| -> u8 {
             let row = hist[set][pix(src)];
@@ -767,7 +768,7 @@ impl<'k> Ctx<'k> {
                 .filter(|&q| row[q] >= last[q])
                 .fold(1 << pix(src), |m, q| m | 1 << q)
         };
-        let mut out: Vec<(Pipe, Pipe, u8)> = chosen
+        let mut out: Vec<Grant> = chosen
             .iter()
             .filter(|g| g.carried == Some(f) && g.set as i32 >= last[pix(g.src)])
             .map(|g| (g.src, g.dst, known(g.src, g.set)))
@@ -1294,6 +1295,8 @@ fn join(a: &mut [i32; NP], b: &[i32; NP]) {
 }
 
 type Summary = [[bool; NP]; NP];
+/// `(src, dst, pipes)`: after the loop, dst knows every op of `pipes` (see `exit_grants`).
+type Grant = (Pipe, Pipe, u8);
 
 /// What every pipe knows at one point of a sweep.
 struct SweepState {
