@@ -797,7 +797,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     }
 
     let mut covers: BTreeMap<u32, Vec<Covered>> = BTreeMap::new();
-    let mut producers: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut producers: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
     let mut pairs = BTreeSet::new();
     let mut uncovered = BTreeSet::new();
     for &(tag, a, b) in &sol.hits {
@@ -820,7 +820,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         if !list.contains(&cov) {
             list.push(cov);
         }
-        producers.entry(tag).or_default().push(a);
+        producers.entry(tag).or_default().push((a, b));
     }
     report.hazards = pairs.len();
     // One warning per consumer (with its first unordered producer), at most MAX_WARNINGS.
@@ -884,7 +884,24 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
             (true, Some((lo, hi))) => std::iter::once(-1).chain(lo as i32..=hi as i32).collect(),
             _ => vec![-1],
         };
-        for (p, sig, id) in split_signals(&c, &sol.placed, &chosen, &producers, &ids) {
+        let (pairs, final_producers) = split_signals(&c, &sol.placed, &chosen, producers, &ids);
+        for (tag, list) in &final_producers {
+            let mut cov: Vec<Covered> = Vec::new();
+            for &(a, b) in list {
+                let pa = &c.acc.accesses[a as usize];
+                let pb = &c.acc.accesses[b as usize];
+                let x = Covered {
+                    kind: kind_of(pa.mode, pb.mode).to_string(),
+                    from: pa.loc,
+                    to: pb.loc,
+                };
+                if !cov.contains(&x) {
+                    cov.push(x);
+                }
+            }
+            covers.insert(*tag, cov);
+        }
+        for (p, sig, id) in pairs {
             let (Some(wp), Some(sp)) = (point_pp[p], point_pp[sig]) else {
                 continue;
             };
@@ -905,14 +922,16 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     report
 }
 
-/// For each chosen wait point: (wait point, signal point, barrier id).
+/// For each wait point: (wait point, signal point, barrier id); and the hazards (producer,
+/// consumer) each wait point covers.
+#[allow(clippy::type_complexity)]
 fn split_signals(
     c: &Ctx,
     placed: &[bool],
     chosen: &[usize],
-    producers: &BTreeMap<u32, Vec<u32>>,
+    mut producers: BTreeMap<u32, Vec<(u32, u32)>>,
     ids: &[i32],
-) -> Vec<(usize, usize, i32)> {
+) -> (Vec<(usize, usize, i32)>, BTreeMap<u32, Vec<(u32, u32)>>) {
     let k = c.k;
     // Where each statement sits, to lift a producer to the statement of a block holding it.
     let mut pos: Vec<Option<(BlockId, usize)>> = vec![None; k.stmts.len()];
@@ -921,6 +940,92 @@ fn split_signals(
             pos[s.index()] = Some((b, i));
         }
     }
+    // The index in `b` of the statement of `b` that holds `s`, if any.
+    let lift = |mut s: StmtId, b: BlockId| -> Option<usize> {
+        loop {
+            let (bb, j) = pos[s.index()]?;
+            if bb == b {
+                return Some(j);
+            }
+            s = k.blocks[bb].parent?;
+        }
+    };
+    let mut points: BTreeSet<usize> = chosen.iter().copied().collect();
+    if ids.len() > 1 {
+        // With several ids, hazards whose consumers come later than a barrier's first
+        // consumer and whose producers hold its signal back go to a barrier of their own
+        // (an existing later one of the block when it is early enough), on another id: the
+        // first consumers no longer wait for producers they do not depend on.
+        let mut cur = points.first().copied();
+        while let Some(p) = cur {
+            cur = points.range(p + 1..).next().copied();
+            let bi = c.point_block[p];
+            let b = BlockId::new(bi as usize);
+            let base = c.base[bi as usize];
+            let i = p - base;
+            let Some(list) = producers.get(&(p as u32)) else {
+                continue;
+            };
+            let lifted: Vec<(Option<usize>, Option<usize>)> = list
+                .iter()
+                .map(|&(x, y)| {
+                    (
+                        lift(c.acc.accesses[x as usize].stmt, b),
+                        lift(c.acc.accesses[y as usize].stmt, b),
+                    )
+                })
+                .collect();
+            let deferrable = |l: &(Option<usize>, Option<usize>)| matches!(l, (Some(ix), Some(iy)) if *ix < i && *iy > i);
+            let hold = lifted
+                .iter()
+                .filter(|l| !deferrable(l))
+                .filter_map(|l| l.0.filter(|&ix| ix < i))
+                .max();
+            let moving: Vec<usize> = (0..list.len())
+                .filter(|&h| deferrable(&lifted[h]) && hold.is_none_or(|m| lifted[h].0 > Some(m)))
+                .collect();
+            if moving.is_empty() {
+                continue;
+            }
+            let t = moving
+                .iter()
+                .filter_map(|&h| lifted[h].1)
+                .min()
+                .unwrap_or(i);
+            let q = points
+                .range(p + 1..=base + t)
+                .next_back()
+                .copied()
+                .unwrap_or(base + t);
+            let list = producers
+                .get_mut(&(p as u32))
+                .map(std::mem::take)
+                .unwrap_or_default();
+            let mut keep = Vec::new();
+            let mut go = Vec::new();
+            for (h, hz) in list.into_iter().enumerate() {
+                if moving.contains(&h) {
+                    go.push(hz);
+                } else {
+                    keep.push(hz);
+                }
+            }
+            producers.insert(p as u32, keep);
+            producers.entry(q as u32).or_default().extend(go);
+            if points.insert(q) && cur.is_none_or(|n| q < n) {
+                cur = Some(q);
+            }
+        }
+    }
+    let chosen: Vec<usize> = points.iter().copied().collect();
+    let placed: Vec<bool> = {
+        let mut v = placed.to_vec();
+        for &p in &chosen {
+            v[p] = true;
+        }
+        v
+    };
+    let placed = placed.as_slice();
     // Statements that hold a workgroup barrier (input or chosen) somewhere inside.
     let mut has_sync = vec![false; k.stmts.len()];
     fn mark(k: &Kernel, c: &Ctx, b: BlockId, placed: &[bool], has: &mut [bool]) -> bool {
@@ -947,7 +1052,7 @@ fn split_signals(
     let mut out = Vec::new();
     // Last wait of each id per block: (block, id) -> index.
     let mut last_wait: BTreeMap<(u32, i32), usize> = BTreeMap::new();
-    for &p in chosen {
+    for &p in &chosen {
         let b = BlockId::new(c.point_block[p] as usize);
         let i = p - c.point(b, 0);
         let stmts = &k.blocks[b].stmts;
@@ -958,7 +1063,7 @@ fn split_signals(
                 break;
             }
         }
-        for &a in producers
+        for &(a, _) in producers
             .get(&(p as u32))
             .map(|v| v.as_slice())
             .unwrap_or(&[])
@@ -996,7 +1101,7 @@ fn split_signals(
         last_wait.insert((b.index() as u32, id), i);
         out.push((p, c.point(b, l), id));
     }
-    out
+    (out, producers)
 }
 
 /// Test support: the analysis behind the pass, exposed for brute-force optimality checks.

@@ -558,3 +558,30 @@ fn non_gpu_and_explain() {
     assert_eq!(rep.explain.len(), 1);
     assert_eq!(rep.explain[0].covers[0].kind, "RAW");
 }
+
+#[test]
+fn named_barriers_independent_chains() {
+    let s = src(
+        "",
+        "op \"wa\" write %A\n op \"wb\" write %B\n op \"ra\" read %A\n op \"rb\" read %B",
+    );
+    // One barrier: `ra` waits for `wb` too.
+    let (k, _) = insert_with(&s, Target::Gfx1250, false);
+    assert_eq!(sk(&k), "wa wb SIG WAIT ra rb");
+    // With --named-barriers each chain gets its phase: `ra` waits for `wa` only.
+    let (k, rep) = insert_with(&s, Target::Gfx1250, true);
+    assert_eq!(sk(&k), "wa SIG wb WAIT SIG ra WAIT rb");
+    assert_eq!(rep.explain.len(), 4);
+    let (k, _) = insert_with(&s, Target::Sm90, true);
+    assert_eq!(sk(&k), "wa SIG1 wb WAIT1 SIG1 ra WAIT1 rb");
+    // Two barriers that overlap need two ids.
+    let s = src(
+        "",
+        "op \"wa\" write %A\n op \"wb\" write %B\n op \"x\"\n op \"ra\" read %A\n op \"y\"\n op \"rb\" read %B",
+    );
+    let (k, _) = insert_with(&s, Target::Gfx1250, true);
+    assert_eq!(sk(&k), "wa SIG wb SIG1 x WAIT ra y WAIT1 rb");
+    // sm_80 has no split barrier: monolithic even when asked.
+    let (k, _) = insert_with(&s, Target::Sm80, true);
+    assert_eq!(sk(&k), "wa wb x BAR ra y rb");
+}
