@@ -107,6 +107,10 @@ struct Gen {
     next_name: usize,
     /// How many loops and ifs enclose the current point.
     nest: usize,
+    /// How many divergent ifs enclose the current point. Inside one, workgroup memory is only
+    /// read: a write there races with the other waves' accesses in the same region, and no
+    /// barrier can be placed to order them, so `insert` could not make the kernel correct.
+    divergent: usize,
     /// Statements left to write.
     left: usize,
 }
@@ -126,6 +130,7 @@ impl Gen {
             written: Vec::new(),
             next_name: 0,
             nest: 0,
+            divergent: 0,
             left: opts.ops,
         }
     }
@@ -454,6 +459,19 @@ impl Gen {
             self.line(&text);
             return self.spend();
         }
+        if self.divergent > 0 {
+            let Some(src) = self.pick_mem(Mem::Lds, true) else {
+                return self.compute_op();
+            };
+            let s = self.operand(src, true);
+            let name = if self.family == Family::Nvidia {
+                "ld_shared"
+            } else {
+                "ds_read"
+            };
+            self.line(&format!("op \"{name}\" read {s}"));
+            return self.spend();
+        }
         let Some(dst) = self.pick_mem(Mem::Lds, false) else {
             return self.compute_op();
         };
@@ -720,7 +738,7 @@ impl Gen {
             (Family::Ascend, _) => format!("op \"add\" write %ub2, read %{c}"),
             _ => format!("op \"ds_read\" read %{c}"),
         };
-        if self.left > 0 {
+        if self.left > 0 && self.divergent == 0 {
             self.line(&fill);
             self.note_write(nxt);
             self.spend();
@@ -781,6 +799,7 @@ impl Gen {
         let then_yield = result_mem.map(|(_, a, _)| self.mems[a].name.clone());
         let else_yield = result_mem.map(|(_, _, b)| self.mems[b].name.clone());
         self.nest += 1;
+        self.divergent += divergent as usize;
         self.branch(depth, then_yield);
         let with_else = result.is_some() || (self.left > 0 && self.rng.chance(50));
         if with_else {
@@ -790,6 +809,7 @@ impl Gen {
             self.branch_inner(depth, else_yield);
         }
         self.nest -= 1;
+        self.divergent -= divergent as usize;
         self.ind -= 1;
         self.line("}");
         if let (Some(r), Some((mem, _, _))) = (result, result_mem) {
@@ -1005,6 +1025,53 @@ mod tests {
         ] {
             assert!(asc.contains(needle), "no {needle:?} in the Ascend kernels");
         }
+    }
+
+    /// Workgroup memory written (or atomically updated) under a divergent if.
+    fn divergent_lds_writes(k: &syncopt_ir::Kernel, b: syncopt_ir::BlockId, div: bool) -> usize {
+        let mut n = 0;
+        for &s in &k.blocks[b].stmts {
+            match &k.stmts[s].kind {
+                StmtKind::Op(op) if div => {
+                    n += op
+                        .effects
+                        .iter()
+                        .filter(|e| {
+                            e.kind != AccessKind::Read
+                                && syncopt_targets::value_space(k, e.mem.value, 0)
+                                    == Some(syncopt_ir::Space::Workgroup)
+                        })
+                        .count()
+                }
+                StmtKind::If(i) => {
+                    let d = div || i.uniformity == syncopt_ir::Uniformity::Divergent;
+                    for c in k.stmts[s].kind.child_blocks() {
+                        n += divergent_lds_writes(k, c, d);
+                    }
+                }
+                other => {
+                    for c in other.child_blocks() {
+                        n += divergent_lds_writes(k, c, div);
+                    }
+                }
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn no_workgroup_writes_under_divergent_ifs() {
+        let mut divergent_ifs = 0;
+        for &t in Target::GPUS {
+            for seed in 0..40 {
+                let text = gen(150, seed, t);
+                let m = parse_one(&text);
+                let k = &m.kernels[0];
+                assert_eq!(divergent_lds_writes(k, k.body, false), 0, "{text}");
+                divergent_ifs += text.matches("if divergent").count();
+            }
+        }
+        assert!(divergent_ifs > 100, "only {divergent_ifs} divergent ifs");
     }
 
     #[test]
