@@ -61,7 +61,9 @@ struct LiveFlag {
 struct Ctx {
     flags: Vec<LiveFlag>,
     ivs: Vec<(ValueId, IvVal)>,
-    handles: Vec<(ValueId, Region)>,
+    /// Each handle's possible regions: one for loop-carried handles (kept exact so that
+    /// ping-pong buffers stay apart), possibly several for results joined after an if or loop.
+    handles: Vec<(ValueId, Vec<Region>)>,
 }
 
 /// A pending access.
@@ -210,6 +212,8 @@ struct Checker<'k> {
     pipes: BTreeMap<StmtId, Option<Pipe>>,
     /// Induction variables whose exact value matters (plain conditions, word indices).
     exact_ivs: BTreeSet<ValueId>,
+    /// Result handles whose last use is the statement at (block, index).
+    dead_after: BTreeMap<(BlockId, usize), Vec<ValueId>>,
     /// Loop summaries: entry state (keys) to exit state (keys). The exit is a deterministic
     /// function of the entry, and so are the diagnostics found inside, so a second visit
     /// with the same entry only needs the exit.
@@ -339,6 +343,7 @@ impl<'k> Checker<'k> {
             target,
             exact_ivs,
             iv_mod,
+            dead_after: dead_after(k),
             loop_cache: HashMap::new(),
             barrier_pipes,
             flag_ids: info.flag_ids,
@@ -500,62 +505,68 @@ impl<'k> Checker<'k> {
 
     // ---- memory ----
 
-    fn resolve(&self, ctx: &Ctx, v: ValueId, depth: u32) -> Option<Region> {
+    /// The regions `v` may name (several through a joined handle; empty when not memory).
+    fn resolve(&self, ctx: &Ctx, v: ValueId, depth: u32) -> Vec<Region> {
         if depth > 64 {
-            return None;
+            return Vec::new();
         }
         match self.k.values[v].kind {
             ValueKind::Buffer(b) => {
                 let (root, off) = self.buf_root[b.index()];
                 let size = self.k.buffers[b].size;
-                Some(Region {
+                vec![Region {
                     root,
                     lo: off,
                     hi: off.saturating_add(size),
-                })
+                }]
             }
             ValueKind::View(view) => {
                 let vd = &self.k.views[view];
-                let base = self.resolve(ctx, vd.base, depth + 1)?;
-                match &vd.kind {
-                    ViewKind::Range { lo, hi } => Some(Region {
-                        root: base.root,
-                        lo: base.lo.saturating_add(*lo),
-                        hi: base.lo.saturating_add(*hi),
-                    }),
-                    ViewKind::Slot { count, index } => {
-                        let c = (*count as u64).max(1);
-                        let size = (base.hi - base.lo) / c;
-                        match self.eval_mod(ctx, index, c) {
-                            Some(i) => Some(Region {
-                                root: base.root,
-                                lo: base.lo + i * size,
-                                hi: base.lo + (i + 1) * size,
-                            }),
-                            // Unknown slot: any of them.
-                            None => Some(base),
+                let bases = self.resolve(ctx, vd.base, depth + 1);
+                bases
+                    .into_iter()
+                    .map(|base| match &vd.kind {
+                        ViewKind::Range { lo, hi } => Region {
+                            root: base.root,
+                            lo: base.lo.saturating_add(*lo),
+                            hi: base.lo.saturating_add(*hi),
+                        },
+                        ViewKind::Slot { count, index } => {
+                            let c = (*count as u64).max(1);
+                            let size = (base.hi - base.lo) / c;
+                            match self.eval_mod(ctx, index, c) {
+                                Some(i) => Region {
+                                    root: base.root,
+                                    lo: base.lo + i * size,
+                                    hi: base.lo + (i + 1) * size,
+                                },
+                                // Unknown slot: any of them.
+                                None => base,
+                            }
                         }
-                    }
-                }
+                    })
+                    .collect()
             }
             ValueKind::IterArg { stmt, index } | ValueKind::Result { stmt, index } => {
                 if let Some((_, r)) = ctx.handles.iter().find(|h| h.0 == v) {
-                    return Some(*r);
+                    return r.clone();
                 }
                 // Unbound (malformed input): fall back to the initial value.
                 match &self.k.stmts[stmt].kind {
                     StmtKind::For(f) => f
                         .iter_args
                         .get(index)
-                        .and_then(|&(_, init)| self.resolve(ctx, init, depth + 1)),
+                        .map(|&(_, init)| self.resolve(ctx, init, depth + 1))
+                        .unwrap_or_default(),
                     StmtKind::If(i) => self.k.blocks[i.then_block]
                         .yields
                         .get(index)
-                        .and_then(|&y| self.resolve(ctx, y, depth + 1)),
-                    _ => None,
+                        .map(|&y| self.resolve(ctx, y, depth + 1))
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
                 }
             }
-            _ => None,
+            _ => Vec::new(),
         }
     }
 
@@ -609,7 +620,7 @@ impl<'k> Checker<'k> {
         });
     }
 
-    fn bind(ctx: &mut Ctx, v: ValueId, r: Region) {
+    fn bind(ctx: &mut Ctx, v: ValueId, r: Vec<Region>) {
         match ctx.handles.binary_search_by_key(&v, |h| h.0) {
             Ok(i) => ctx.handles[i].1 = r,
             Err(i) => ctx.handles.insert(i, (v, r)),
@@ -620,11 +631,20 @@ impl<'k> Checker<'k> {
 
     fn block(&mut self, b: BlockId, mut st: State) -> State {
         let stmts = self.k.blocks[b].stmts.clone();
-        for s in stmts {
+        for (i, s) in stmts.into_iter().enumerate() {
             if st.is_empty() {
                 break;
             }
             st = self.stmt(s, st);
+            if let Some(dead) = self.dead_after.get(&(b, i)) {
+                // Bindings no later statement reads would only split contexts.
+                let mut out = State::new();
+                for (mut ctx, cs) in st {
+                    ctx.handles.retain(|(v, _)| !dead.contains(v));
+                    merge_into(&mut out, ctx, cs);
+                }
+                st = out;
+            }
         }
         st
     }
@@ -664,15 +684,16 @@ impl<'k> Checker<'k> {
         };
         let pbit = pipe.bit();
         for (ctx, cs) in st.iter_mut() {
-            let accesses: Vec<(AccessKind, Region)> = op
-                .effects
-                .iter()
-                .filter_map(|e| {
-                    let base = self.resolve(ctx, e.mem.value, 0)?;
-                    Some((e.kind, self.effect_region(ctx, &e.mem.sel, base)))
-                })
-                .collect();
-            for &(kind, region) in &accesses {
+            // (kind, region, whether the access surely touches it)
+            let mut accesses: Vec<(AccessKind, Region, bool)> = Vec::new();
+            for e in &op.effects {
+                let bases = self.resolve(ctx, e.mem.value, 0);
+                let sure = bases.len() == 1;
+                for base in bases {
+                    accesses.push((e.kind, self.effect_region(ctx, &e.mem.sel, base), sure));
+                }
+            }
+            for &(kind, region, _) in &accesses {
                 for (rec, _) in cs.recs.iter() {
                     if rec.ordered & pbit != 0
                         || !conflicts(rec.kind, kind)
@@ -684,7 +705,7 @@ impl<'k> Checker<'k> {
                     self.report(d);
                 }
             }
-            for &(kind, region) in &accesses {
+            for &(kind, region, _) in accesses.iter().filter(|a| a.2) {
                 // A record this access covers, and that is ordered before it, adds nothing:
                 // whatever is ordered after this access is ordered after it too.
                 cs.recs.retain(|rec, _| {
@@ -697,7 +718,7 @@ impl<'k> Checker<'k> {
                             .all(|&c| !conflicts(rec.kind, c) || conflicts(kind, c)))
                 });
             }
-            for &(kind, region) in &accesses {
+            for &(kind, region, _) in &accesses {
                 let ordered = if self.barrier_pipes & pbit != 0 {
                     0
                 } else {
@@ -1012,7 +1033,7 @@ impl<'k> Checker<'k> {
                 .map(|b| self.k.blocks[b].yields.clone())
                 .unwrap_or_default();
             for (mut ctx, cs) in end {
-                let bound: Vec<(ValueId, Option<Region>)> = i
+                let bound: Vec<(ValueId, Vec<Region>)> = i
                     .results
                     .iter()
                     .zip(&yields)
@@ -1020,11 +1041,48 @@ impl<'k> Checker<'k> {
                     .collect();
                 self.drop_scoped(&mut ctx, s);
                 for (r, reg) in bound {
-                    if let Some(reg) = reg {
+                    if !reg.is_empty() {
                         Self::bind(&mut ctx, r, reg);
                     }
                 }
                 merge_into(&mut out, ctx, cs);
+            }
+        }
+        self.join_results(out)
+    }
+
+    /// Merges contexts that differ only in the bindings of result handles, binding each to
+    /// the union of its regions: results would otherwise split contexts at every if and loop
+    /// (2^n contexts after n of them). Loop-carried handles stay exact.
+    fn join_results(&self, st: State) -> State {
+        if st.len() <= 1 {
+            return st;
+        }
+        type Group = (BTreeMap<ValueId, BTreeSet<Region>>, Vec<CtxState>);
+        let mut groups: BTreeMap<Ctx, Group> = BTreeMap::new();
+        for (mut ctx, cs) in st {
+            let mut res = Vec::new();
+            ctx.handles.retain(|(v, r)| {
+                if matches!(self.k.values[*v].kind, ValueKind::Result { .. }) {
+                    res.push((*v, r.clone()));
+                    false
+                } else {
+                    true
+                }
+            });
+            let g = groups.entry(ctx).or_default();
+            for (v, r) in res {
+                g.0.entry(v).or_default().extend(r);
+            }
+            g.1.push(cs);
+        }
+        let mut out = State::new();
+        for (mut ctx, (res, states)) in groups {
+            for (v, r) in res {
+                Self::bind(&mut ctx, v, r.into_iter().collect());
+            }
+            for cs in states {
+                merge_into(&mut out, ctx.clone(), cs);
             }
         }
         out
@@ -1051,14 +1109,14 @@ impl<'k> Checker<'k> {
         let yields = self.k.blocks[f.body].yields.clone();
         let mut out = State::new();
         for (mut ctx, cs) in end {
-            let bound: Vec<(ValueId, Option<Region>)> = f
+            let bound: Vec<(ValueId, Vec<Region>)> = f
                 .iter_args
                 .iter()
                 .zip(&yields)
                 .map(|(&(h, _), &y)| (h, self.resolve(&ctx, y, 0)))
                 .collect();
             for (h, reg) in bound {
-                if let Some(reg) = reg {
+                if !reg.is_empty() {
                     Self::bind(&mut ctx, h, reg);
                 }
             }
@@ -1092,13 +1150,13 @@ impl<'k> Checker<'k> {
         }
         let mut entry = State::new();
         for (mut ctx, cs) in st {
-            let bound: Vec<(ValueId, Option<Region>)> = f
+            let bound: Vec<(ValueId, Vec<Region>)> = f
                 .iter_args
                 .iter()
                 .map(|&(h, init)| (h, self.resolve(&ctx, init, 0)))
                 .collect();
             for (h, reg) in bound {
-                if let Some(reg) = reg {
+                if !reg.is_empty() {
                     Self::bind(&mut ctx, h, reg);
                 }
             }
@@ -1125,21 +1183,25 @@ impl<'k> Checker<'k> {
 
         let mut out = State::new();
         for (mut ctx, cs) in exits {
-            let bound: Vec<(ValueId, Option<Region>)> = f
+            let bound: Vec<(ValueId, Vec<Region>)> = f
                 .iter_args
                 .iter()
                 .zip(&f.results)
-                .map(|(&(h, _), &r)| (r, ctx.handles.iter().find(|x| x.0 == h).map(|x| x.1)))
+                .map(|(&(h, _), &r)| {
+                    let b = ctx.handles.iter().find(|x| x.0 == h);
+                    (r, b.map(|x| x.1.clone()).unwrap_or_default())
+                })
                 .collect();
             ctx.ivs.retain(|x| x.0 != f.iv);
             self.drop_scoped(&mut ctx, s);
             for (r, reg) in bound {
-                if let Some(reg) = reg {
+                if !reg.is_empty() {
                     Self::bind(&mut ctx, r, reg);
                 }
             }
             merge_into(&mut out, ctx, cs);
         }
+        let out = self.join_results(out);
         self.loop_cache.insert(key, keys_of(&out));
         out
     }
@@ -1267,4 +1329,94 @@ fn root_buffer_of(k: &Kernel, v: ValueId, depth: u32) -> Option<BufferId> {
         ValueKind::View(view) => root_buffer_of(k, k.views[view].base, depth + 1),
         _ => None,
     }
+}
+
+/// For each result handle (of a `for` or `if`), the statement of its defining block after
+/// which nothing reads it: uses in nested blocks count at their enclosing statement, and a
+/// use through a view counts as a use of the view's base.
+fn dead_after(k: &Kernel) -> BTreeMap<(BlockId, usize), Vec<ValueId>> {
+    // Where each result handle is defined: (block, index of the defining statement).
+    let mut def: BTreeMap<ValueId, (BlockId, usize)> = BTreeMap::new();
+    let mut last: BTreeMap<ValueId, usize> = BTreeMap::new();
+    fn deps(k: &Kernel, mut v: ValueId, out: &mut Vec<ValueId>) {
+        for _ in 0..64 {
+            match k.values[v].kind {
+                ValueKind::View(view) => v = k.views[view].base,
+                ValueKind::Result { .. } => {
+                    out.push(v);
+                    return;
+                }
+                _ => return,
+            }
+        }
+    }
+    fn walk(
+        k: &Kernel,
+        b: BlockId,
+        anc: &mut Vec<(BlockId, usize)>,
+        def: &mut BTreeMap<ValueId, (BlockId, usize)>,
+        last: &mut BTreeMap<ValueId, usize>,
+    ) {
+        let mut use_value = |v: ValueId,
+                             anc: &Vec<(BlockId, usize)>,
+                             def: &BTreeMap<ValueId, (BlockId, usize)>,
+                             last: &mut BTreeMap<ValueId, usize>| {
+            let mut hs = Vec::new();
+            deps(k, v, &mut hs);
+            for h in hs {
+                if let Some(&(db, _)) = def.get(&h) {
+                    if let Some(&(_, i)) = anc.iter().rev().find(|(ab, _)| *ab == db) {
+                        let e = last.entry(h).or_insert(i);
+                        *e = (*e).max(i);
+                    }
+                }
+            }
+        };
+        let n = k.blocks[b].stmts.len();
+        for (i, &s) in k.blocks[b].stmts.iter().enumerate() {
+            anc.push((b, i));
+            match &k.stmts[s].kind {
+                StmtKind::Op(op) => {
+                    for e in &op.effects {
+                        use_value(e.mem.value, anc, def, last);
+                    }
+                }
+                StmtKind::For(f) => {
+                    for &(_, init) in &f.iter_args {
+                        use_value(init, anc, def, last);
+                    }
+                }
+                _ => {}
+            }
+            for c in k.stmts[s].kind.child_blocks() {
+                walk(k, c, anc, def, last);
+            }
+            let results: &[ValueId] = match &k.stmts[s].kind {
+                StmtKind::For(f) => &f.results,
+                StmtKind::If(x) => &x.results,
+                _ => &[],
+            };
+            for &r in results {
+                def.insert(r, (b, i));
+                last.insert(r, i);
+            }
+            anc.pop();
+        }
+        // Yields read at the end of the block: keep those handles to the end.
+        anc.push((b, n));
+        for &y in &k.blocks[b].yields {
+            use_value(y, anc, def, last);
+        }
+        anc.pop();
+    }
+    walk(k, k.body, &mut Vec::new(), &mut def, &mut last);
+    let mut out: BTreeMap<(BlockId, usize), Vec<ValueId>> = BTreeMap::new();
+    for (h, i) in last {
+        if let Some(&(b, _)) = def.get(&h) {
+            if i < k.blocks[b].stmts.len() {
+                out.entry((b, i)).or_default().push(h);
+            }
+        }
+    }
+    out
 }

@@ -936,6 +936,49 @@ fn loop_carried_handles() {
   op "reduce" read %x"#);
 }
 
+#[test]
+fn joined_result_handles() {
+    // %x is %P0 or %P1 after the if: a load into %x races a read of either without a flag.
+    let body = r#"
+  %P0 = view %A2[0:4096]
+  %P1 = view %A2[4096:8192]
+  %x = if uniform %c {
+    yield %P0
+  } else {
+    yield %P1
+  }
+  op "reduce" read %P1
+  op "load" write %x, read %gA
+  op "reduce" read %P0"#;
+    let r = fails(
+        body,
+        &[
+            "race (WAR) on %A2: V read at",
+            "race (RAW) on %A2: MTE2 write at",
+        ],
+    );
+    assert_eq!(messages(&r).len(), 2, "{:?}", messages(&r));
+    // Many ifs in a row stay one context each (no 2^n blow-up), and stay sound.
+    let mut many = String::from("\n  %P0 = view %A2[0:4096]\n  %P1 = view %A2[4096:8192]");
+    for i in 0..40 {
+        many.push_str(&format!(
+            "\n  %x{i} = if uniform %c {{\n    yield %P0\n  }} else {{\n    yield %P1\n  }}"
+        ));
+    }
+    for i in 0..40 {
+        many.push_str(&format!(
+            "\n  op \"load\" write %x{i}, read %gA\n  pipe_barrier ALL"
+        ));
+    }
+    let r = run_on("ascend910b", &many);
+    assert!(r.is_ok(), "{:?}", r.diagnostics);
+    assert!(r.states < 10_000, "{} states", r.states);
+    fails(
+        &many.replace("\n  pipe_barrier ALL", "\n  op \"reduce\" read %x3"),
+        &["race (RAW) on %A2"],
+    );
+}
+
 // ---------------------------------------------------------------- PyPTO traps
 
 #[test]
