@@ -115,6 +115,32 @@ impl Memory {
                 }
             }
         }
+        // Two buffers that may each overlap a third may overlap each other (one arena):
+        // close the relation transitively.
+        let mut class: std::collections::BTreeMap<BufferId, BufferId> = Default::default();
+        fn find(c: &std::collections::BTreeMap<BufferId, BufferId>, mut x: BufferId) -> BufferId {
+            for _ in 0..10_000 {
+                match c.get(&x) {
+                    Some(&p) if p != x => x = p,
+                    _ => break,
+                }
+            }
+            x
+        }
+        for &(a, b) in &aliases {
+            let (ra, rb) = (find(&class, a), find(&class, b));
+            if ra != rb {
+                class.insert(ra.max(rb), ra.min(rb));
+            }
+        }
+        let members: Vec<BufferId> = aliases.iter().map(|p| p.0).collect();
+        for &a in &members {
+            for &b in &members {
+                if a != b && find(&class, a) == find(&class, b) {
+                    aliases.insert((a, b));
+                }
+            }
+        }
         let mut m = Memory {
             root,
             aliases,
