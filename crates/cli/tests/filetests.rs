@@ -269,6 +269,7 @@ fn file_tests() {
         }
     }
     assert!(ran > 0, "no file matches SYNCOPT_FILETEST={filter}");
+    eprintln!("{ran} file tests, {} failed", failures.len());
     assert!(
         failures.is_empty(),
         "{} of {ran} file tests failed:\n\n{}",
