@@ -150,6 +150,13 @@ fn bench_pipes_100k() {
         &full_barrier_kernel(100_000),
     );
     measure("PT1 blocks chained by flags", &flag_kernel(100_000));
+    // A generated kernel, e.g.
+    // syncopt gen --ops 100000 --seed 1 --target ascend910b \
+    //   | sed -E 's/^(\s*)(op .*)$/\1\2\n\1pipe_barrier ALL/' > /tmp/gen.sk
+    if let Ok(path) = std::env::var("SYNCOPT_BENCH_FILE") {
+        let src = std::fs::read_to_string(&path).expect("SYNCOPT_BENCH_FILE is readable");
+        measure(&path, &src);
+    }
 }
 
 /// The inputs of the benchmark verify at a small size too (runs by default).
