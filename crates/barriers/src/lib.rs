@@ -606,6 +606,9 @@ impl<'c, 'k> Sim<'c, 'k> {
                 }
                 states.push(run(self, st2));
                 costs.push(self.cost);
+                if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+                    eprintln!("  option {pre} {end}: placed {:?}", &self.log[sv.log..]);
+                }
                 self.restore(sv);
             }
             let n = c.k.blocks[b].stmts.len();
@@ -639,6 +642,12 @@ impl<'c, 'k> Sim<'c, 'k> {
                     best = o;
                 }
             }
+            if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+                eprintln!(
+                    "decide {:?}@{i}: options {options:?} costs {costs:?} best {best}",
+                    b
+                );
+            }
             let (pre, end) = options[best];
             if pre {
                 self.place(p);
@@ -671,10 +680,42 @@ impl<'c, 'k> Sim<'c, 'k> {
     }
 
     fn run_loop(&mut self, f: &ForData, entry: State) -> State {
+        let t = f.trips();
+        let repeat = t.max.is_none_or(|m| m >= 2);
+        let sv = self.save();
+        let (exit, inp) = self.loop_fixpoint(f, entry.clone(), entry.clone());
+        if self.check || !repeat || inp.same_keys(&entry) || self.log.len() < sv.log + 2 {
+            return exit;
+        }
+        // The first passes placed barriers for the entry state before the loop-carried state
+        // was known; a barrier placed later for the carried hazards may make them redundant.
+        // Solve again knowing the carried state from the start, and keep the cheaper result.
+        let first: Vec<usize> = self.log[sv.log..].to_vec();
+        let first_cost = self.cost;
+        let marks = self.marks.clone();
+        let blocked = self.blocked;
+        self.restore(sv);
+        let sv = self.save();
+        let (exit2, _) = self.loop_fixpoint(f, entry, inp);
+        if self.cost < first_cost {
+            return exit2;
+        }
+        self.restore(sv);
+        for p in first {
+            self.place(p);
+        }
+        self.marks = marks;
+        self.blocked = blocked;
+        exit
+    }
+
+    /// The fixpoint of a loop from `entry`, starting with `start` as the body's input;
+    /// returns the exit state and the final body input.
+    fn loop_fixpoint(&mut self, f: &ForData, entry: State, start: State) -> (State, State) {
         let acc = &self.c.acc;
         let t = f.trips();
         let repeat = t.max.is_none_or(|m| m >= 2);
-        let mut inp = entry.clone();
+        let mut inp = start;
         let mut rounds = 0;
         let mut prev: Option<(Vec<(u64, u64)>, State)> = None;
         let mut trace = Vec::new();
@@ -711,7 +752,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         if t.min == 0 {
             exit.join(&entry);
         }
-        exit
+        (exit, inp)
     }
 
     fn run_if(&mut self, d: &IfData, entry: State) -> State {
