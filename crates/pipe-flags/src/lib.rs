@@ -11,10 +11,13 @@
 //!    pairs (set right after the producer's statement, wait right before the consumer's), the
 //!    loop body for loop-carried pairs (set after the producer, wait before the consumer, one
 //!    set before the loop and one wait after it so every path stays balanced).
-//! 4. A sweep over each list in program order tracks what every pipe knows to be complete
-//!    (a vector clock per pipe, fed by the input's syncs and the pairs chosen so far); a hazard
-//!    already ordered is skipped, the rest at one wait point and pipe pair share one pair whose
-//!    set sits after the latest of their producers (the consumer needs it anyway).
+//! 4. A sweep over each list in program order (inner lists first; a loop body three times,
+//!    for iterations i, i+1, i+2) tracks what every pipe knows to be complete: a vector clock
+//!    per pipe, fed by the input's syncs, the pairs chosen so far, and summaries of nested
+//!    loops and ifs (what they guarantee at exit, what their statements know of the ops before
+//!    them). A hazard already ordered is skipped; the rest at one wait point and pipe pair
+//!    share one pair whose set sits after the latest of their producers (the consumer needs
+//!    it anyway), and a pair the other new pairs there already imply is dropped.
 //! 5. Ids are coloured per source pipe over the pairs' live ranges; pairs that find no id get
 //!    `pipe_barrier ALL` and a warning.
 
@@ -139,12 +142,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         let classes = footprint::alias_classes(kernel);
         let mut path = Vec::new();
         cx.collect(kernel.body, &mut path, &classes, target);
-        let t0 = std::time::Instant::now();
         let hazards = cx.hazards();
-        let timing = std::env::var("PF_TIME").is_ok();
-        if timing {
-            eprintln!("hazards: {} in {:?}", hazards.len(), t0.elapsed());
-        }
         // When ids run out, the first pair that found none becomes a `pipe_barrier ALL` and
         // placement runs again: the barrier may order other hazards, freeing their ids.
         let mut forced: Vec<(BlockId, usize, Vec<usize>)> = Vec::new();
@@ -174,9 +172,6 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
                 forced = fewer;
                 (groups, bars, ids) = (g2, b2, ids2);
             }
-        }
-        if timing {
-            eprintln!("placed in {:?} ({round} rounds)", t0.elapsed());
         }
         let (items, covers) = cx.emit(&hazards, groups, bars, ids, forced, opts);
         (items, covers, hazards.len(), cx.diags)
