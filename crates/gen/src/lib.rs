@@ -111,6 +111,8 @@ struct Gen {
     /// read: a write there races with the other waves' accesses in the same region, and no
     /// barrier can be placed to order them, so `insert` could not make the kernel correct.
     divergent: usize,
+    /// Threads per workgroup: per-thread word indices must stay inside their buffer.
+    threads: u64,
     /// Statements left to write.
     left: usize,
 }
@@ -131,6 +133,7 @@ impl Gen {
             next_name: 0,
             nest: 0,
             divergent: 0,
+            threads: 1,
             left: opts.ops,
         }
     }
@@ -162,10 +165,14 @@ impl Gen {
             } else {
                 &[2, 4, 8, 16, 32]
             };
+            let info = self.target.info();
             if self.rng.chance(30) {
+                self.threads = (info.default_waves * info.wave_size) as u64;
                 String::new()
             } else {
-                format!(" waves {}", self.rng.pick(choices))
+                let w = *self.rng.pick(choices);
+                self.threads = (w * info.wave_size) as u64;
+                format!(" waves {w}")
             }
         };
         let _ = writeln!(
@@ -310,14 +317,37 @@ impl Gen {
                 let len_k = self.rng.range(1, 4 - lo_k);
                 format!("%{name}[{}:{}]", lo_k * unit, (lo_k + len_k) * unit)
             }
-            _ if allow_index && (30..45).contains(&r) => {
-                let idx = self.index_expr();
-                format!("%{name}[{idx}]")
-            }
+            Some(size) if allow_index && (30..45).contains(&r) => match self.word_index(size) {
+                Some(idx) => format!("%{name}[{idx}]"),
+                None => format!("%{name}"),
+            },
             _ => format!("%{name}"),
         }
     }
 
+    /// `tid * s + c` whose every word lies inside `size` bytes for every thread (a word index
+    /// past the end would overlap whatever the allocator put next), or `None` if none fits.
+    fn word_index(&mut self, size: u64) -> Option<String> {
+        let words = size / 4;
+        let fits: Vec<u64> = [1u64, 2, 4]
+            .into_iter()
+            .filter(|&sc| (self.threads - 1) * sc < words)
+            .collect();
+        if fits.is_empty() {
+            return None;
+        }
+        let scale = *self.rng.pick(&fits);
+        let room = words - (self.threads - 1) * scale;
+        let c = self.rng.below(room.min(4));
+        let tid = if scale == 1 {
+            "tid".to_string()
+        } else {
+            format!("tid * {scale}")
+        };
+        Some(if c == 0 { tid } else { format!("{tid} + {c}") })
+    }
+
+    /// An index into the 1 MiB global buffer, sometimes following a loop variable.
     fn index_expr(&mut self) -> String {
         let c = self.rng.below(4);
         let scale = *self.rng.pick(&[1u64, 2, 4]);
@@ -1072,6 +1102,37 @@ mod tests {
             }
         }
         assert!(divergent_ifs > 100, "only {divergent_ifs} divergent ifs");
+    }
+
+    #[test]
+    fn word_indices_stay_inside() {
+        let mut seen = 0;
+        for &t in Target::GPUS {
+            for seed in 0..40 {
+                let text = gen(200, seed, t);
+                let m = parse_one(&text);
+                let k = &m.kernels[0];
+                let threads = (t.waves(k) * t.info().wave_size) as i64;
+                k.walk(&mut |_, d| {
+                    let StmtKind::Op(op) = &d.kind else { return };
+                    for e in &op.effects {
+                        let Selector::Index(x) = &e.mem.sel else {
+                            continue;
+                        };
+                        let space = syncopt_targets::value_space(k, e.mem.value, 0);
+                        if space != Some(syncopt_ir::Space::Workgroup) {
+                            continue;
+                        }
+                        seen += 1;
+                        let size = k.static_size(e.mem.value).expect("indexed LDS has a size");
+                        assert!(x.is_constant() || x.terms.len() == 1, "{text}");
+                        let last = x.eval(|_| threads - 1);
+                        assert!(x.constant >= 0 && (last + 1) * 4 <= size as i64, "{text}");
+                    }
+                });
+            }
+        }
+        assert!(seen > 50, "only {seen} indexed accesses");
     }
 
     #[test]
