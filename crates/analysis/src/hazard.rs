@@ -251,8 +251,8 @@ fn narrow(r: &mut Region, lo: u64, hi: u64) {
         (Some(_), Some(s)) if hi <= s.size => r.slot = Some(s),
         (Some(_), Some(_)) => {}
         (Some((a, b)), None) => {
-            let nlo = (a + lo).min(b);
-            let nhi = (a + hi).min(b).max(nlo);
+            let nlo = a.saturating_add(lo).min(b);
+            let nhi = a.saturating_add(hi).min(b).max(nlo);
             r.range = Some((nlo, nhi));
         }
         _ => {}
@@ -451,12 +451,12 @@ impl<'k> Resolver<'k> {
                     [Region {
                         range: Some((lo, _)),
                         ..
-                    }] => Some(lo + offset),
+                    }] => Some(lo.saturating_add(offset)),
                     _ => None,
                 };
                 vec![Region {
                     root,
-                    range: start.map(|s| (s, s + d.size)),
+                    range: start.map(|s| (s, s.saturating_add(d.size))),
                     slot: None,
                     handle: None,
                 }]
@@ -490,7 +490,7 @@ impl<'k> Resolver<'k> {
                         for r in &mut base {
                             if let (Some((a, b)), None) = (r.range, &r.slot) {
                                 let c = (*count).max(1);
-                                let size = (b - a) / c as u64;
+                                let size = b.saturating_sub(a) / c as u64;
                                 r.slot = Some(SlotInfo {
                                     lo: a,
                                     size,

@@ -585,3 +585,22 @@ fn named_barriers_independent_chains() {
     let (k, _) = insert_with(&s, Target::Sm80, true);
     assert_eq!(sk(&k), "wa wb x BAR ra y rb");
 }
+
+#[test]
+fn wa9_double_buffer_refill_needs_a_barrier() {
+    let s = "kernel @k(%n) {\n  %A = buffer workgroup 4096\n  %B = buffer workgroup 4096\n  %G = buffer global 65536\n  \
+             op \"ta\" async write %A, read %G\n  for %i = 0 to %n iter(%cur = %A, %nxt = %B) {\n    \
+             op \"tn\" async write %nxt, read %G\n    barrier\n    op \"rc\" read %cur\n    yield %nxt, %cur\n  }\n}\n";
+    let (k, _) = insert_with(s, Target::Gfx1250, false);
+    assert_eq!(sk(&k), "ta for{ SIG WAIT tn {BAR} rc }");
+    let (k, _) = insert_with(s, Target::Gfx950, false);
+    assert_eq!(sk(&k), "ta for{ BAR tn {BAR} rc }");
+    // Without the swap the handles stay put (always A and B): the refill never touches the
+    // buffer being read and the input barrier orders the rest.
+    let (k, _) = insert_with(
+        &s.replace("yield %nxt, %cur", "yield %cur, %nxt"),
+        Target::Gfx950,
+        false,
+    );
+    assert_eq!(sk(&k), "ta for{ tn {BAR} rc }");
+}
