@@ -438,6 +438,11 @@ impl Memory {
     pub fn overlap(&self, p: &Place, q: &Place) -> Conflict {
         let same_base = match (&p.base, &q.base) {
             (Base::Root(a), Base::Root(b)) => {
+                // Inside an alias class byte ranges are not trusted (the verifier merges the
+                // class into one buffer): any two accesses to it may overlap.
+                if a == b && self.aliases.iter().any(|p| p.0 == *a) {
+                    return Conflict::CrossThread;
+                }
                 if a != b {
                     return if self.aliases.contains(&(*a, *b)) {
                         Conflict::CrossThread
