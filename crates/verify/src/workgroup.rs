@@ -46,6 +46,8 @@ const NEWER_MAX: u8 = 72;
 /// Largest workgroup the ownership check enumerates thread by thread.
 const MAX_THREADS: u32 = 4096;
 const ANY_ROOT: u32 = u32::MAX;
+/// Contexts per program point before they are merged.
+const CTX_MAX: usize = 12;
 /// Inputs remembered per loop.
 const MEMO_PER_LOOP: usize = 16;
 
@@ -323,6 +325,10 @@ struct Checker<'k> {
     /// Memory values referenced anywhere (effects, view bases, yields, iter inits): only
     /// handles among them are worth a binding in the context.
     used_vals: BTreeSet<ValueId>,
+    /// Per loop: the induction variables whose values its body can observe (the memo key).
+    body_ivs: BTreeMap<StmtId, BTreeSet<ValueId>>,
+    /// Whether contexts were merged (precision lost, still sound).
+    widened: bool,
     states: usize,
 }
 
@@ -376,7 +382,10 @@ impl<'k> Checker<'k> {
                         asy: od.asynchronous.is_some(),
                         op: od.name.clone(),
                     });
-                    if let Selector::Index(x) = &e.mem.sel {
+                    // Only workgroup accesses make the value of an index matter.
+                    let wg = syncopt_targets::value_space(k, e.mem.value, 0)
+                        == Some(Space::Workgroup);
+                    if let (Selector::Index(x), true) = (&e.mem.sel, wg) {
                         note_expr(x, None);
                     }
                 }
@@ -437,6 +446,8 @@ impl<'k> Checker<'k> {
             newer_cap,
             memo: BTreeMap::new(),
             used_vals,
+            body_ivs: BTreeMap::new(),
+            widened: false,
             states: 0,
         }
     }
@@ -785,8 +796,76 @@ impl<'k> Checker<'k> {
             }
             self.states += st.len();
             st = self.stmt(s, env, st);
+            if st.len() > CTX_MAX {
+                st = self.widen(st);
+            }
         }
         st
+    }
+
+    /// Too many paths: merge the contexts that agree on the barrier state (offset, pending
+    /// signals), taking the hull of each handle binding and forgetting residues they disagree
+    /// on. Sound (regions only grow), and it bounds the work per statement.
+    fn widen(&mut self, st: State) -> State {
+        self.widened = true;
+        let mut groups: BTreeMap<(i8, Vec<(i32, StmtId)>), Vec<(Ctx, Recs)>> = BTreeMap::new();
+        for (ctx, recs) in st {
+            groups
+                .entry((ctx.o, ctx.pending.clone()))
+                .or_default()
+                .push((ctx, recs));
+        }
+        let mut out = State::new();
+        for ((o, pending), items) in groups {
+            let mut binds: BTreeMap<ValueId, Option<Region>> = BTreeMap::new();
+            let mut res: BTreeMap<ValueId, Option<u32>> = BTreeMap::new();
+            let n = items.len();
+            for (ctx, _) in &items {
+                for &(v, r) in &ctx.binds {
+                    binds
+                        .entry(v)
+                        .and_modify(|e| *e = e.map(|x| x.hull(&r)))
+                        .or_insert(Some(r));
+                }
+                for &(v, r) in &ctx.res {
+                    res.entry(v)
+                        .and_modify(|e| {
+                            if *e != Some(r) {
+                                *e = None
+                            }
+                        })
+                        .or_insert(Some(r));
+                }
+            }
+            // A binding missing on some path resolves to anything there.
+            for (v, b) in binds.iter_mut() {
+                if items.iter().any(|(c, _)| c.binding(*v).is_none()) {
+                    *b = Some(TOP);
+                }
+            }
+            for (v, r) in res.iter_mut() {
+                if items.iter().filter(|(c, _)| c.residue(*v).is_some()).count() != n {
+                    *r = None;
+                }
+            }
+            let ctx = Ctx {
+                o,
+                pending,
+                binds: binds.into_iter().map(|(v, r)| (v, r.unwrap_or(TOP))).collect(),
+                res: res
+                    .into_iter()
+                    .filter_map(|(v, r)| r.map(|r| (v, r)))
+                    .collect(),
+            };
+            let mut recs = Recs::new();
+            for (_, r) in items {
+                for (k, w) in r {
+                    recs.entry(k).or_insert(w);
+                }
+            }
+            join_into(&mut out, BTreeMap::from([(ctx, recs)]));
+        }
+        out
     }
 
     fn stmt(&mut self, s: StmtId, env: &mut Env, mut st: State) -> State {
@@ -808,15 +887,27 @@ impl<'k> Checker<'k> {
                 out
             }
             StmtKind::For(f) => {
+                if !self.body_ivs.contains_key(&s) {
+                    let mut ivs = BTreeSet::new();
+                    self.ivs_of_block(f.body, &mut ivs);
+                    self.body_ivs.insert(s, ivs);
+                }
+                let seen = &self.body_ivs[&s];
+                let key_env: Vec<(ValueId, i64)> = env
+                    .exact
+                    .iter()
+                    .filter(|e| seen.contains(&e.0))
+                    .copied()
+                    .collect();
                 if let Some(list) = self.memo.get(&s) {
                     if let Some(hit) = list
                         .iter()
-                        .find(|(e, i, _)| *e == env.exact && same_state(i, &st))
+                        .find(|(e, i, _)| *e == key_env && same_state(i, &st))
                     {
                         return hit.2.clone();
                     }
                 }
-                let key = (env.exact.clone(), st.clone());
+                let key = (key_env, st.clone());
                 let out = self.run_for(s, f, env, st);
                 let list = self.memo.entry(s).or_default();
                 if list.len() < MEMO_PER_LOOP {
@@ -831,6 +922,74 @@ impl<'k> Checker<'k> {
 
     fn cap(&self, c: Counter) -> u8 {
         self.newer_cap.get(&c).copied().unwrap_or(1)
+    }
+
+    /// Induction variables an expression, or the memory a value names, depends on.
+    fn ivs_of_expr(&self, e: &AffineExpr, out: &mut BTreeSet<ValueId>) {
+        for &(v, _) in &e.terms {
+            if let Var::Value(v) = v {
+                if matches!(self.k.values[v].kind, ValueKind::Iv(_)) {
+                    out.insert(v);
+                }
+            }
+        }
+    }
+
+    fn ivs_of_value(&self, v: ValueId, out: &mut BTreeSet<ValueId>, depth: u32) {
+        if depth > 64 {
+            return;
+        }
+        match self.k.values[v].kind {
+            ValueKind::View(view) => {
+                let vd = &self.k.views[view];
+                if let ViewKind::Slot { index, .. } = &vd.kind {
+                    self.ivs_of_expr(index, out);
+                }
+                self.ivs_of_value(vd.base, out, depth + 1);
+            }
+            ValueKind::Buffer(b) => match self.k.buffers[b].placement {
+                Placement::At { base, .. } | Placement::Aliases(base) => {
+                    self.ivs_of_value(base, out, depth + 1)
+                }
+                Placement::Own => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn ivs_of_block(&self, b: syncopt_ir::BlockId, out: &mut BTreeSet<ValueId>) {
+        for &y in &self.k.blocks[b].yields {
+            self.ivs_of_value(y, out, 0);
+        }
+        for &s in &self.k.blocks[b].stmts {
+            match &self.k.stmts[s].kind {
+                StmtKind::Op(od) => {
+                    for e in &od.effects {
+                        self.ivs_of_value(e.mem.value, out, 0);
+                        if let Selector::Index(x) = &e.mem.sel {
+                            self.ivs_of_expr(x, out);
+                        }
+                    }
+                }
+                StmtKind::For(f) => {
+                    for &(_, init) in &f.iter_args {
+                        self.ivs_of_value(init, out, 0);
+                    }
+                    self.ivs_of_block(f.body, out);
+                }
+                StmtKind::If(i) => {
+                    self.ivs_of_expr(&i.cond.expr, out);
+                    self.ivs_of_block(i.then_block, out);
+                    if let Some(e) = i.else_block {
+                        self.ivs_of_block(e, out);
+                    }
+                }
+                StmtKind::View(view) => {
+                    self.ivs_of_value(self.k.views[*view].value, out, 0);
+                }
+                _ => {}
+            }
+        }
     }
 
     fn group_offset(&self, ctx: &Ctx, g: u8) -> i8 {
@@ -1308,11 +1467,15 @@ impl<'k> Checker<'k> {
                     }
                     history.push(s_cur.clone());
                 }
-                env.exact
-                    .push((f.iv, lo.wrapping_add((k as i64).wrapping_mul(f.step))));
+                if used {
+                    env.exact
+                        .push((f.iv, lo.wrapping_add((k as i64).wrapping_mul(f.step))));
+                }
                 let body = self.block(f.body, env, s_cur);
                 s_cur = self.back_edge(s, f, env, body, None);
-                env.exact.pop();
+                if used {
+                    env.exact.pop();
+                }
                 k += 1;
             }
             s_cur
