@@ -179,6 +179,9 @@ struct Ctx<'k> {
     stage_loop: Vec<bool>,
     /// Access ids inside each loop/if (one per descriptor).
     summary: Vec<Vec<u32>>,
+    /// Per `if`: whether its condition is false (then dead) or true (else dead) in every
+    /// iteration of the constant-bound loop it depends on.
+    dead: Vec<(bool, bool)>,
 }
 
 impl<'k> Ctx<'k> {
@@ -207,7 +210,13 @@ impl<'k> Ctx<'k> {
             allowed: Vec::new(),
             stage_loop: Vec::new(),
             summary: Vec::new(),
+            dead: vec![(false, false); k.stmts.len()],
         };
+        for (s, d) in k.stmts.iter() {
+            if let StmtKind::If(i) = &d.kind {
+                c.dead[s.index()] = fold_cond(k, i);
+            }
+        }
         c.prepare(k.body, true, &mut allowed, &mut stage_loop, &mut summary);
         c.allowed = allowed;
         c.stage_loop = stage_loop;
@@ -756,6 +765,18 @@ impl<'c, 'k> Sim<'c, 'k> {
     }
 
     fn run_if(&mut self, d: &IfData, entry: State) -> State {
+        let (then_dead, else_dead) = self.c.k.blocks[d.then_block]
+            .parent
+            .map_or((false, false), |s| self.c.dead[s.index()]);
+        if then_dead {
+            return match d.else_block {
+                Some(e) => self.run_block(e, entry),
+                None => entry,
+            };
+        }
+        if else_dead {
+            return self.run_block(d.then_block, entry);
+        }
         let mut out = self.run_block(d.then_block, entry.clone());
         match d.else_block {
             Some(e) => {
@@ -766,6 +787,41 @@ impl<'c, 'k> Sim<'c, 'k> {
         }
         out
     }
+}
+
+/// Whether the condition of `d` is always false / always true: it depends on one induction
+/// variable of a loop with constant bounds (at most 4096 values) and on constants only.
+fn fold_cond(k: &Kernel, d: &IfData) -> (bool, bool) {
+    let terms = &d.cond.expr.terms;
+    if terms.len() != 1 {
+        return (false, false);
+    }
+    let syncopt_ir::Var::Value(v) = terms[0].0 else {
+        return (false, false);
+    };
+    let syncopt_ir::ValueKind::Iv(ls) = k.values[v].kind else {
+        return (false, false);
+    };
+    let StmtKind::For(f) = &k.stmts[ls].kind else {
+        return (false, false);
+    };
+    let (syncopt_ir::Bound::Const(lo), syncopt_ir::Bound::Const(hi)) = (f.lo, f.hi) else {
+        return (false, false);
+    };
+    if f.step <= 0 || hi <= lo || (hi - lo) / f.step > 4096 {
+        return (false, false);
+    }
+    let (mut any_true, mut any_false) = (false, false);
+    let mut x = lo;
+    while x < hi {
+        if d.cond.eval(|_| x) {
+            any_true = true;
+        } else {
+            any_false = true;
+        }
+        x += f.step;
+    }
+    (!any_true, !any_false)
 }
 
 /// Where the barriers go, and what the final placement covers.
