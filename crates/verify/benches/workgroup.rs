@@ -23,9 +23,18 @@ fn brute_force(k: &mut Kernel, t: Target) {
     k.insert_syncs(items);
 }
 
-fn collect(k: &Kernel, t: Target, b: BlockId, split: bool, items: &mut Vec<(ProgramPoint, SyncOp)>) {
+fn collect(
+    k: &Kernel,
+    t: Target,
+    b: BlockId,
+    split: bool,
+    items: &mut Vec<(ProgramPoint, SyncOp)>,
+) {
     for (i, &s) in k.blocks[b].stmts.iter().enumerate() {
-        let point = ProgramPoint { block: b, index: i + 1 };
+        let point = ProgramPoint {
+            block: b,
+            index: i + 1,
+        };
         match &k.stmts[s].kind {
             StmtKind::Op(od) => {
                 if let Some(spec) = od.asynchronous {
@@ -49,7 +58,14 @@ fn collect(k: &Kernel, t: Target, b: BlockId, split: bool, items: &mut Vec<(Prog
             items.push((point, SyncOp::Signal { id: -1 }));
             items.push((point, SyncOp::Wait { id: -1 }));
         } else {
-            items.push((point, SyncOp::Barrier { id: 0, fence: true, threads: None }));
+            items.push((
+                point,
+                SyncOp::Barrier {
+                    id: 0,
+                    fence: true,
+                    threads: None,
+                },
+            ));
         }
     }
 }
@@ -61,7 +77,12 @@ fn main() {
         .unwrap_or(100_000);
     println!("workgroup verifier, {ops}-op generated kernels, barrier after every statement");
     for &t in Target::GPUS {
-        let text = generate(&GenOptions { ops, seed: 1, target: t, executable: false });
+        let text = generate(&GenOptions {
+            ops,
+            seed: 1,
+            target: t,
+            executable: false,
+        });
         let file = syncopt_ir::parse(&text).expect("gen output parses");
         let mut k = file.chunks[0].kernels[0].clone();
         brute_force(&mut k, t);

@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use syncopt_ir::{
-    AccessKind, AffineExpr, Cond, Counter, Diagnostic, EntityRef, ForData, Group, IfData,
-    Kernel, Loc, OpData, Placement, Selector, Space, StmtId, StmtKind, SyncOp, Uniformity,
-    ValueId, ValueKind, Var, ViewKind,
+    AccessKind, AffineExpr, Cond, Counter, Diagnostic, EntityRef, ForData, Group, IfData, Kernel,
+    Loc, OpData, Placement, Selector, Space, StmtId, StmtKind, SyncOp, Uniformity, ValueId,
+    ValueKind, Var, ViewKind,
 };
 use syncopt_targets::{Target, TargetInfo};
 
@@ -199,6 +199,12 @@ impl Ctx {
 
 type State = BTreeMap<Ctx, Recs>;
 
+/// A loop's input (observed induction variables, state) and its output.
+type MemoEntry = (Vec<(ValueId, i64)>, State, State);
+
+/// Contexts that agree on the barrier state, to be merged.
+type CtxGroups = BTreeMap<(i8, Vec<(i32, StmtId)>), Vec<(Ctx, Recs)>>;
+
 /// Adds `other` into `st`; returns whether anything new appeared.
 fn join_into(st: &mut State, other: State) -> bool {
     let mut grown = false;
@@ -321,7 +327,7 @@ struct Checker<'k> {
     /// saturate there, since every wait covers a record that old.
     newer_cap: BTreeMap<Counter, u8>,
     /// Loop results by input: nested fixpoints re-run inner loops on inputs already seen.
-    memo: BTreeMap<StmtId, Vec<(Vec<(ValueId, i64)>, State, State)>>,
+    memo: BTreeMap<StmtId, Vec<MemoEntry>>,
     /// Memory values referenced anywhere (effects, view bases, yields, iter inits): only
     /// handles among them are worth a binding in the context.
     used_vals: BTreeSet<ValueId>,
@@ -383,8 +389,8 @@ impl<'k> Checker<'k> {
                         op: od.name.clone(),
                     });
                     // Only workgroup accesses make the value of an index matter.
-                    let wg = syncopt_targets::value_space(k, e.mem.value, 0)
-                        == Some(Space::Workgroup);
+                    let wg =
+                        syncopt_targets::value_space(k, e.mem.value, 0) == Some(Space::Workgroup);
                     if let (Selector::Index(x), true) = (&e.mem.sel, wg) {
                         note_expr(x, None);
                     }
@@ -430,11 +436,7 @@ impl<'k> Checker<'k> {
             groups,
             waves,
             threads,
-            omin: if has_cond {
-                (-cond_low).max(-O_MAX)
-            } else {
-                0
-            },
+            omin: if has_cond { (-cond_low).max(-O_MAX) } else { 0 },
             effs,
             eff_base,
             races: BTreeMap::new(),
@@ -504,7 +506,10 @@ impl<'k> Checker<'k> {
             match self.t.counter_max(c) {
                 None => self.error(
                     loc,
-                    format!("{} has no {c} counter: this wait cannot be executed", self.t),
+                    format!(
+                        "{} has no {c} counter: this wait cannot be executed",
+                        self.t
+                    ),
                     vec![],
                 ),
                 Some(m) if n > m => self.error(
@@ -604,7 +609,10 @@ impl<'k> Checker<'k> {
             );
         }
         for d in late {
-            self.report_deferred(d, "the access is never published by a barrier before kernel exit");
+            self.report_deferred(
+                d,
+                "the access is never published by a barrier before kernel exit",
+            );
         }
     }
 
@@ -708,9 +716,7 @@ impl<'k> Checker<'k> {
                     }
                 }
             }
-            ValueKind::IterArg { .. } | ValueKind::Result { .. } => {
-                ctx.binding(v).unwrap_or(TOP)
-            }
+            ValueKind::IterArg { .. } | ValueKind::Result { .. } => ctx.binding(v).unwrap_or(TOP),
             _ => TOP,
         }
     }
@@ -720,12 +726,7 @@ impl<'k> Checker<'k> {
     }
 
     /// The region and ownership of one effect.
-    fn access(
-        &self,
-        e: &syncopt_ir::Effect,
-        env: &Env,
-        ctx: &Ctx,
-    ) -> (Region, Option<Idx>) {
+    fn access(&self, e: &syncopt_ir::Effect, env: &Env, ctx: &Ctx) -> (Region, Option<Idx>) {
         let r = self.resolve(e.mem.value, env, ctx, 0);
         match &e.mem.sel {
             Selector::Whole => (r, None),
@@ -745,7 +746,7 @@ impl<'k> Checker<'k> {
                 }
             }
             Selector::Index(x) => {
-                if r.fuzzy || r.lo % 4 != 0 {
+                if r.fuzzy || !r.lo.is_multiple_of(4) {
                     return (r, None);
                 }
                 let mut idx = Idx {
@@ -808,7 +809,7 @@ impl<'k> Checker<'k> {
     /// on. Sound (regions only grow), and it bounds the work per statement.
     fn widen(&mut self, st: State) -> State {
         self.widened = true;
-        let mut groups: BTreeMap<(i8, Vec<(i32, StmtId)>), Vec<(Ctx, Recs)>> = BTreeMap::new();
+        let mut groups: CtxGroups = BTreeMap::new();
         for (ctx, recs) in st {
             groups
                 .entry((ctx.o, ctx.pending.clone()))
@@ -844,14 +845,22 @@ impl<'k> Checker<'k> {
                 }
             }
             for (v, r) in res.iter_mut() {
-                if items.iter().filter(|(c, _)| c.residue(*v).is_some()).count() != n {
+                if items
+                    .iter()
+                    .filter(|(c, _)| c.residue(*v).is_some())
+                    .count()
+                    != n
+                {
                     *r = None;
                 }
             }
             let ctx = Ctx {
                 o,
                 pending,
-                binds: binds.into_iter().map(|(v, r)| (v, r.unwrap_or(TOP))).collect(),
+                binds: binds
+                    .into_iter()
+                    .map(|(v, r)| (v, r.unwrap_or(TOP)))
+                    .collect(),
                 res: res
                     .into_iter()
                     .filter_map(|(v, r)| r.map(|r| (v, r)))
@@ -1309,7 +1318,10 @@ impl<'k> Checker<'k> {
     /// counter) have completed.
     fn fence(&self, recs: Recs) -> Recs {
         let lds = self.info.lds_counter;
-        if !recs.keys().any(|r| !r.done && (!r.asy || (lds.is_some() && r.counter == lds))) {
+        if !recs
+            .keys()
+            .any(|r| !r.done && (!r.asy || (lds.is_some() && r.counter == lds)))
+        {
             return recs;
         }
         recs.into_iter()

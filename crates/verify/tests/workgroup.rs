@@ -94,7 +94,11 @@ fn bar(target: &str) -> &'static str {
 fn tm01_write_then_read() {
     for t in ALL_GPUS {
         let b = bar(t);
-        assert_ok(&kernel(t, 4, &format!("  op \"wA\" write %A\n  {b}\n  op \"rA\" read %A\n")));
+        assert_ok(&kernel(
+            t,
+            4,
+            &format!("  op \"wA\" write %A\n  {b}\n  op \"rA\" read %A\n"),
+        ));
         let bad = kernel(t, 4, "  op \"wA\" write %A\n  op \"rA\" read %A\n");
         assert_race(&bad, "RAW", "\"wA\"", "\"rA\"");
     }
@@ -105,13 +109,27 @@ fn tm02_aliasing_buffer() {
     let decl = "  %E = buffer workgroup 1024 aliases %A\n";
     let good = kernel("gfx942", 4, &format!("{decl}  op \"wA\" write %A\n  barrier\n  op \"rA\" read %A\n  barrier\n  op \"wE\" write %E\n"));
     assert_ok(&good);
-    let bad = kernel("gfx942", 4, &format!("{decl}  op \"wA\" write %A\n  barrier\n  op \"rA\" read %A\n  op \"wE\" write %E\n"));
+    let bad = kernel(
+        "gfx942",
+        4,
+        &format!(
+            "{decl}  op \"wA\" write %A\n  barrier\n  op \"rA\" read %A\n  op \"wE\" write %E\n"
+        ),
+    );
     assert_race(&bad, "WAR", "\"rA\"", "\"wE\"");
     // Disjoint placements in one arena never conflict.
     let arena = "  %P = buffer workgroup 512 at %A + 0\n  %Q = buffer workgroup 512 at %A + 512\n";
-    assert_ok(&kernel("gfx942", 4, &format!("{arena}  op \"wP\" write %P\n  op \"wQ\" write %Q\n")));
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        &format!("{arena}  op \"wP\" write %P\n  op \"wQ\" write %Q\n"),
+    ));
     let over = "  %P = buffer workgroup 512 at %A + 0\n  %Q = buffer workgroup 512 at %A + 256\n";
-    let bad = kernel("gfx942", 4, &format!("{over}  op \"wP\" write %P\n  op \"wQ\" write %Q\n"));
+    let bad = kernel(
+        "gfx942",
+        4,
+        &format!("{over}  op \"wP\" write %P\n  op \"wQ\" write %Q\n"),
+    );
     assert_race(&bad, "WAW", "\"wP\"", "\"wQ\"");
 }
 
@@ -148,8 +166,18 @@ fn wd2_wd3_two_buffers() {
             )
         };
         assert_ok(&kernel("gfx950", 4, &body(true, true)));
-        assert_race(&kernel("gfx950", 4, &body(true, false)), "RAW", "\"wB\"", "\"rB\"");
-        assert_race(&kernel("gfx950", 4, &body(false, true)), "WAR", "\"rA\"", "\"wA\"");
+        assert_race(
+            &kernel("gfx950", 4, &body(true, false)),
+            "RAW",
+            "\"wB\"",
+            "\"rB\"",
+        );
+        assert_race(
+            &kernel("gfx950", 4, &body(false, true)),
+            "WAR",
+            "\"rA\"",
+            "\"wA\"",
+        );
     }
 }
 
@@ -175,17 +203,41 @@ fn barrier_in_divergent_if_deadlocks() {
 
 #[test]
 fn wd5_atomics() {
-    let good = kernel("gfx942", 4, "  op \"wS\" write %S\n  barrier\n  op \"aS\" atomic %S\n  barrier\n  op \"rS\" read %S\n");
+    let good = kernel(
+        "gfx942",
+        4,
+        "  op \"wS\" write %S\n  barrier\n  op \"aS\" atomic %S\n  barrier\n  op \"rS\" read %S\n",
+    );
     assert_ok(&good);
-    let bad = kernel("gfx942", 4, "  op \"wS\" write %S\n  op \"aS\" atomic %S\n  barrier\n  op \"rS\" read %S\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"wS\" write %S\n  op \"aS\" atomic %S\n  barrier\n  op \"rS\" read %S\n",
+    );
     assert_race(&bad, "WAW", "\"wS\"", "\"aS\"");
-    let bad = kernel("gfx942", 4, "  op \"wS\" write %S\n  barrier\n  op \"aS\" atomic %S\n  op \"rS\" read %S\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"wS\" write %S\n  barrier\n  op \"aS\" atomic %S\n  op \"rS\" read %S\n",
+    );
     assert_race(&bad, "RAW", "\"aS\"", "\"rS\"");
     // Two atomics never conflict, even in a loop.
-    assert_ok(&kernel("gfx942", 4, "  for %i = 0 to %n {\n    op \"a1\" atomic %S\n    op \"a2\" atomic %S\n  }\n"));
-    let good = kernel("gfx942", 4, "  op \"w1\" write %S\n  barrier\n  op \"w2\" write %S\n  barrier\n  op \"rS\" read %S\n");
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        "  for %i = 0 to %n {\n    op \"a1\" atomic %S\n    op \"a2\" atomic %S\n  }\n",
+    ));
+    let good = kernel(
+        "gfx942",
+        4,
+        "  op \"w1\" write %S\n  barrier\n  op \"w2\" write %S\n  barrier\n  op \"rS\" read %S\n",
+    );
     assert_ok(&good);
-    let bad = kernel("gfx942", 4, "  op \"w1\" write %S\n  op \"w2\" write %S\n  barrier\n  op \"rS\" read %S\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"w1\" write %S\n  op \"w2\" write %S\n  barrier\n  op \"rS\" read %S\n",
+    );
     assert_race(&bad, "WAW", "\"w1\"", "\"w2\"");
 }
 
@@ -196,7 +248,12 @@ fn wd6_async_gather_needs_wait_before_barrier() {
     // No wait: the barrier publishes nothing of the copy.
     let bad = kernel("gfx950", 4, "  for %i = 0 to %n {\n    barrier\n    op \"gA\" async write %A, read %G\n    op \"wB\" write %B\n    barrier\n    op \"rB\" read %B\n    op \"rA\" read %A\n  }\n");
     let d = assert_race(&bad, "RAW", "\"gA\"", "\"rA\"");
-    assert!(d.notes.iter().any(|n| n.1.contains("not covered by a wait")), "{d:?}");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.1.contains("not covered by a wait")),
+        "{d:?}"
+    );
     // Loop-carried WAR: the next copy overwrites what this iteration reads.
     let bad = kernel("gfx950", 4, "  for %i = 0 to %n {\n    op \"gA\" async write %A, read %G\n    op \"wB\" write %B\n    wait vmcnt(0)\n    barrier\n    op \"rB\" read %B\n    op \"rA\" read %A\n  }\n");
     assert_race(&bad, "WAR", "\"rA\"", "\"gA\"");
@@ -205,20 +262,40 @@ fn wd6_async_gather_needs_wait_before_barrier() {
 #[test]
 fn async_wait_without_barrier() {
     // The issuing wave waited, but other waves need a barrier after the wait.
-    let bad = kernel("gfx950", 4, "  op \"gA\" async write %A, read %G\n  wait vmcnt(0)\n  op \"rA\" read %A\n");
+    let bad = kernel(
+        "gfx950",
+        4,
+        "  op \"gA\" async write %A, read %G\n  wait vmcnt(0)\n  op \"rA\" read %A\n",
+    );
     assert_race(&bad, "RAW", "\"gA\"", "\"rA\"");
     // Barrier first, wait second: still not published.
-    let bad = kernel("gfx950", 4, "  op \"gA\" async write %A, read %G\n  barrier\n  wait vmcnt(0)\n  op \"rA\" read %A\n");
+    let bad = kernel(
+        "gfx950",
+        4,
+        "  op \"gA\" async write %A, read %G\n  barrier\n  wait vmcnt(0)\n  op \"rA\" read %A\n",
+    );
     assert_race(&bad, "RAW", "\"gA\"", "\"rA\"");
-    assert_ok(&kernel("gfx950", 4, "  op \"gA\" async write %A, read %G\n  wait vmcnt(0)\n  barrier\n  op \"rA\" read %A\n"));
+    assert_ok(&kernel(
+        "gfx950",
+        4,
+        "  op \"gA\" async write %A, read %G\n  wait vmcnt(0)\n  barrier\n  op \"rA\" read %A\n",
+    ));
 }
 
 #[test]
 fn async_read_before_wait_same_wave() {
     // Ownership does not help: the wave's own thread reads its word while the copy flies.
-    let bad = kernel("gfx950", 4, "  op \"gA\" async write %A[tid], read %G\n  op \"rA\" read %A[tid]\n  wait vmcnt(0)\n");
+    let bad = kernel(
+        "gfx950",
+        4,
+        "  op \"gA\" async write %A[tid], read %G\n  op \"rA\" read %A[tid]\n  wait vmcnt(0)\n",
+    );
     assert_race(&bad, "RAW", "\"gA\"", "\"rA\"");
-    assert_ok(&kernel("gfx950", 4, "  op \"gA\" async write %A[tid], read %G\n  wait vmcnt(0)\n  op \"rA\" read %A[tid]\n"));
+    assert_ok(&kernel(
+        "gfx950",
+        4,
+        "  op \"gA\" async write %A[tid], read %G\n  wait vmcnt(0)\n  op \"rA\" read %A[tid]\n",
+    ));
 }
 
 #[test]
@@ -232,12 +309,28 @@ fn wd7_existing_barrier_respected() {
 
 #[test]
 fn wd8a_read_then_loop_of_writes() {
-    assert_ok(&kernel("gfx942", 4, "  op \"rA\" read %A\n  for %i = 0 to %n {\n    barrier\n    op \"wA\" write %A\n  }\n"));
-    let bad = kernel("gfx942", 4, "  op \"rA\" read %A\n  barrier\n  for %i = 0 to %n {\n    op \"wA\" write %A\n  }\n");
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        "  op \"rA\" read %A\n  for %i = 0 to %n {\n    barrier\n    op \"wA\" write %A\n  }\n",
+    ));
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"rA\" read %A\n  barrier\n  for %i = 0 to %n {\n    op \"wA\" write %A\n  }\n",
+    );
     assert_race(&bad, "WAW", "\"wA\"", "\"wA\"");
     // Owned per thread: same address, same thread every iteration.
-    assert_ok(&kernel("gfx942", 4, "  op \"rA\" read %A\n  barrier\n  for %i = 0 to %n {\n    op \"wA\" write %A[tid]\n  }\n"));
-    let bad = kernel("gfx942", 4, "  op \"rA\" read %A\n  for %i = 0 to %n {\n    op \"wA\" write %A[tid]\n  }\n");
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        "  op \"rA\" read %A\n  barrier\n  for %i = 0 to %n {\n    op \"wA\" write %A[tid]\n  }\n",
+    ));
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"rA\" read %A\n  for %i = 0 to %n {\n    op \"wA\" write %A[tid]\n  }\n",
+    );
     assert_race(&bad, "WAR", "\"rA\"", "\"wA\"");
 }
 
@@ -252,7 +345,11 @@ fn wd8b_nested_loop() {
 fn wt1_disjoint_quarters() {
     let mut body = String::new();
     for q in 0..4 {
-        body += &format!("  op \"g{q}\" read %G\n  op \"w{q}\" write %S[{}:{}]\n", q * 1024, q * 1024 + 1024);
+        body += &format!(
+            "  op \"g{q}\" read %G\n  op \"w{q}\" write %S[{}:{}]\n",
+            q * 1024,
+            q * 1024 + 1024
+        );
     }
     let reads: String = (0..4)
         .map(|q| format!("  op \"r{q}\" read %S[{}:{}]\n", q * 1024, q * 1024 + 1024))
@@ -263,7 +360,10 @@ fn wt1_disjoint_quarters() {
     assert_race(&bad, "RAW", "\"w3\"", "\"r3\"");
     // Disjoint: no race between w0 and r1.
     let d = diags(&bad);
-    assert!(!d.iter().any(|d| d.message.contains(&format!(" at {}:", line_of(&bad, "\"w0\""))) && d.loc.map(|l| l.line) == Some(line_of(&bad, "\"r1\""))));
+    assert!(!d.iter().any(|d| d
+        .message
+        .contains(&format!(" at {}:", line_of(&bad, "\"w0\"")))
+        && d.loc.map(|l| l.line) == Some(line_of(&bad, "\"r1\""))));
 }
 
 #[test]
@@ -342,7 +442,11 @@ fn wa9_double_buffer() {
     let good = kernel("gfx1250", 4, "  op \"tensor_0\" async write %A\n  for %i = 0 to %n iter(%cur = %A, %nxt = %B) {\n    barrier.signal -1\n    barrier.wait -1\n    op \"tensor_n\" async write %nxt\n    wait tensorcnt(1)\n    barrier.signal -1\n    barrier.wait -1\n    op \"rc\" read %cur\n    yield %nxt, %cur\n  }\n  wait tensorcnt(0)\n");
     assert_ok(&good);
     // The known pass's output: right wait count, but no barrier before refilling.
-    let bad = good.replacen("    barrier.signal -1\n    barrier.wait -1\n    op \"tensor_n\"", "    op \"tensor_n\"", 1);
+    let bad = good.replacen(
+        "    barrier.signal -1\n    barrier.wait -1\n    op \"tensor_n\"",
+        "    op \"tensor_n\"",
+        1,
+    );
     assert_race(&bad, "WAR", "\"rc\"", "\"tensor_n\"");
     let bad = good.replace("tensorcnt(1)", "tensorcnt(2)");
     assert_race(&bad, "RAW", "\"tensor_n\"", "\"rc\"");
@@ -359,23 +463,40 @@ fn nvidia_cp_async_groups() {
     let two = kernel("sm_80", 8, "  op \"cp\" async write %A, read %G\n  cp_async.commit\n  op \"cq\" async write %B, read %G\n  cp_async.commit\n  cp_async.wait 1\n  barrier\n  op \"rA\" read %A\n  op \"rB\" read %B\n");
     assert_race(&two, "RAW", "\"cq\"", "\"rB\"");
     let d = diags(&two);
-    assert!(!d.iter().any(|d| d.loc.map(|l| l.line) == Some(line_of(&two, "\"rA\""))), "{}", render(&d, &two));
+    assert!(
+        !d.iter()
+            .any(|d| d.loc.map(|l| l.line) == Some(line_of(&two, "\"rA\""))),
+        "{}",
+        render(&d, &two)
+    );
 }
 
 // ---- barriers of other kinds ---------------------------------------------------------------
 
 #[test]
 fn execution_only_barrier_needs_fence() {
-    let bad = kernel("gfx942", 4, "  op \"wA\" write %A\n  barrier exec\n  op \"rA\" read %A\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"wA\" write %A\n  barrier exec\n  op \"rA\" read %A\n",
+    );
     let d = assert_race(&bad, "RAW", "\"wA\"", "\"rA\"");
     assert!(d.notes.iter().any(|n| n.1.contains("fence")), "{d:?}");
-    assert_ok(&kernel("gfx942", 4, "  op \"wA\" write %A\n  wait lgkmcnt(0)\n  barrier exec\n  op \"rA\" read %A\n"));
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        "  op \"wA\" write %A\n  wait lgkmcnt(0)\n  barrier exec\n  op \"rA\" read %A\n",
+    ));
     assert_ok(&kernel("gfx1200", 4, "  op \"wA\" write %A\n  wait dscnt(0)\n  barrier.signal -1\n  barrier.wait -1\n  op \"rA\" read %A\n"));
 }
 
 #[test]
 fn split_barrier_signal_is_not_enough() {
-    let bad = kernel("gfx1200", 4, "  op \"wA\" write %A\n  barrier.signal -1\n  op \"rA\" read %A\n  barrier.wait -1\n");
+    let bad = kernel(
+        "gfx1200",
+        4,
+        "  op \"wA\" write %A\n  barrier.signal -1\n  op \"rA\" read %A\n  barrier.wait -1\n",
+    );
     assert_race(&bad, "RAW", "\"wA\"", "\"rA\"");
     // Overlap: the read of a different buffer between signal and wait is fine.
     assert_ok(&kernel("gfx1200", 4, "  op \"wA\" write %A\n  barrier.signal -1\n  op \"rB\" read %B\n  barrier.wait -1\n  op \"rA\" read %A\n"));
@@ -385,14 +506,26 @@ fn split_barrier_signal_is_not_enough() {
 fn split_barrier_deadlocks() {
     let src = kernel("gfx1200", 4, "  barrier.wait -1 // w\n");
     assert_error(&src, "no pending barrier.signal", "// w");
-    let src = kernel("gfx1200", 4, "  barrier.signal -1\n  barrier.signal -1 // s2\n  barrier.wait -1\n");
+    let src = kernel(
+        "gfx1200",
+        4,
+        "  barrier.signal -1\n  barrier.signal -1 // s2\n  barrier.wait -1\n",
+    );
     assert_error(&src, "two barrier.signal", "// s2");
-    let src = kernel("gfx1200", 4, "  barrier.signal -1 // s\n  op \"rA\" read %A\n");
+    let src = kernel(
+        "gfx1200",
+        4,
+        "  barrier.signal -1 // s\n  op \"rA\" read %A\n",
+    );
     assert_error(&src, "pending at kernel exit", "// s");
     // Only on one path: the zero-trip path skips the wait.
     let src = kernel("gfx1200", 4, "  barrier.signal -1 // s\n  for %i = 0 to %n {\n    barrier.wait -1\n    barrier.signal -1\n  }\n  barrier.wait -1\n");
     assert_ok(&src);
-    let src = kernel("gfx1200", 4, "  barrier.signal -1 // s\n  if uniform %c {\n    barrier.wait -1\n  }\n");
+    let src = kernel(
+        "gfx1200",
+        4,
+        "  barrier.signal -1 // s\n  if uniform %c {\n    barrier.wait -1\n  }\n",
+    );
     assert_error(&src, "pending at kernel exit", "// s");
 }
 
@@ -403,7 +536,11 @@ fn named_barriers_gfx1250() {
     // Waiting on barrier 1 does not publish what only barrier -1 signalled.
     let bad = kernel("gfx1250", 4, "  op \"wA\" write %A\n  barrier.signal 1\n  op \"wB\" write %B\n  barrier.signal -1\n  barrier.wait 1\n  op \"rB\" read %B\n  barrier.wait -1\n");
     assert_race(&bad, "RAW", "\"wB\"", "\"rB\"");
-    let src = kernel("gfx1250", 4, "  barrier.signal 2\n  barrier.wait 3 // w3\n  barrier.wait 2\n");
+    let src = kernel(
+        "gfx1250",
+        4,
+        "  barrier.signal 2\n  barrier.wait 3 // w3\n  barrier.wait 2\n",
+    );
     assert_error(&src, "no pending barrier.signal 3", "// w3");
 }
 
@@ -415,7 +552,11 @@ fn counter_wait_beyond_max() {
     assert_error(&src, "exceeds the largest value 15", "// l");
     let src = kernel("sm_80", 8, "  cp_async.wait 8 // c\n");
     assert_error(&src, "exceeds the largest value 7", "// c");
-    assert_ok(&kernel("gfx942", 4, "  wait vmcnt(63)\n  wait lgkmcnt(15)\n"));
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        "  wait vmcnt(63)\n  wait lgkmcnt(15)\n",
+    ));
 }
 
 // ---- ownership, divergence, slots ----------------------------------------------------------
@@ -423,21 +564,49 @@ fn counter_wait_beyond_max() {
 #[test]
 fn ownership() {
     // Every thread reads the word it wrote: no cross-wave pair.
-    assert_ok(&kernel("gfx942", 4, "  op \"wA\" write %A[tid]\n  op \"rA\" read %A[tid]\n"));
-    assert_ok(&kernel("gfx942", 4, "  for %i = 0 to %n {\n    op \"wA\" write %A[tid]\n    op \"rA\" read %A[tid]\n  }\n"));
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        "  op \"wA\" write %A[tid]\n  op \"rA\" read %A[tid]\n",
+    ));
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        "  for %i = 0 to %n {\n    op \"wA\" write %A[tid]\n    op \"rA\" read %A[tid]\n  }\n",
+    ));
     // Thread 63 reads word 64, written by thread 64 of the next wave.
-    let bad = kernel("gfx942", 4, "  op \"wA\" write %A[tid]\n  op \"rA\" read %A[tid + 1]\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"wA\" write %A[tid]\n  op \"rA\" read %A[tid + 1]\n",
+    );
     assert_race(&bad, "RAW", "\"wA\"", "\"rA\"");
     // Shifted by a whole-wave-aligned amount inside the wave? tid + 64 is another wave's word.
-    let bad = kernel("gfx942", 4, "  op \"wA\" write %A[tid]\n  op \"rA\" read %A[tid + 64]\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"wA\" write %A[tid]\n  op \"rA\" read %A[tid + 64]\n",
+    );
     assert_race(&bad, "RAW", "\"wA\"", "\"rA\"");
     // Words of different halves never meet.
-    assert_ok(&kernel("gfx942", 4, "  op \"wA\" write %A[tid]\n  op \"rA\" read %A[tid + 256]\n"));
+    assert_ok(&kernel(
+        "gfx942",
+        4,
+        "  op \"wA\" write %A[tid]\n  op \"rA\" read %A[tid + 256]\n",
+    ));
     // Ownership on one side only does not help.
-    let bad = kernel("gfx942", 4, "  op \"wA\" write %A[tid]\n  op \"rA\" read %A\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  op \"wA\" write %A[tid]\n  op \"rA\" read %A\n",
+    );
     assert_race(&bad, "RAW", "\"wA\"", "\"rA\"");
     // Loop-carried with iteration-dependent words, loop unrolled exactly.
-    let bad = kernel("gfx942", 4, "  for %i = 0 to 2 {\n    op \"wA\" write %A[tid + %i * 64]\n  }\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  for %i = 0 to 2 {\n    op \"wA\" write %A[tid + %i * 64]\n  }\n",
+    );
     assert_race(&bad, "WAW", "\"wA\"", "\"wA\"");
 }
 
@@ -446,7 +615,11 @@ fn divergent_if_cross_branch() {
     let bad = kernel("gfx942", 4, "  if divergent tid < 64 {\n    op \"wA\" write %A\n  } else {\n    op \"rA\" read %A\n  }\n");
     assert_race(&bad, "RAW", "\"wA\"", "\"rA\"");
     assert_ok(&kernel("gfx942", 4, "  if divergent tid < 64 {\n    op \"wA\" write %A\n  } else {\n    op \"rB\" read %B\n  }\n  barrier\n  op \"rA\" read %A\n"));
-    let bad = kernel("gfx942", 4, "  if divergent tid < 64 {\n    op \"wA\" write %A\n  }\n  op \"rA\" read %A\n");
+    let bad = kernel(
+        "gfx942",
+        4,
+        "  if divergent tid < 64 {\n    op \"wA\" write %A\n  }\n  op \"rA\" read %A\n",
+    );
     assert_race(&bad, "RAW", "\"wA\"", "\"rA\"");
 }
 
@@ -490,13 +663,22 @@ fn wp1_no_lds_traffic() {
 #[test]
 fn wp_fences_where_needed() {
     // Fences after the read stage and after the write stage; execution-only elsewhere.
-    let good = pipeline(["barrier", "barrier exec", "barrier", "barrier exec"], "gfx942");
+    let good = pipeline(
+        ["barrier", "barrier exec", "barrier", "barrier exec"],
+        "gfx942",
+    );
     assert_ok(&good);
     // Without the fence after the write, the next iteration's read (of the lagging group too)
     // may miss the write.
-    let bad = pipeline(["barrier", "barrier exec", "barrier exec", "barrier exec"], "gfx942");
+    let bad = pipeline(
+        ["barrier", "barrier exec", "barrier exec", "barrier exec"],
+        "gfx942",
+    );
     assert_race(&bad, "RAW", "\"w2\"", "\"r0\"");
-    let bad = pipeline(["barrier exec", "barrier exec", "barrier", "barrier exec"], "gfx942");
+    let bad = pipeline(
+        ["barrier exec", "barrier exec", "barrier", "barrier exec"],
+        "gfx942",
+    );
     assert_race(&bad, "WAR", "\"r0\"", "\"w2\"");
 }
 
@@ -505,21 +687,37 @@ fn wp_adjacent_stages_cannot_be_fixed() {
     // The lagging group reads stage 0 while the leading group writes stage 1.
     let src = kernel("gfx942", 8, "  barrier\n  cond_barrier high\n  for %k = 0 to %n {\n    stage gap 1\n    op \"r0\" read %A\n    barrier\n    stage\n    op \"w1\" write %A\n    barrier\n  }\n  cond_barrier low\n");
     let d = diags(&src);
-    assert!(d.iter().any(|d| d.is_error() && d.message.contains("race")), "{}", render(&d, &src));
+    assert!(
+        d.iter().any(|d| d.is_error() && d.message.contains("race")),
+        "{}",
+        render(&d, &src)
+    );
 }
 
 #[test]
 fn unbalanced_cond_barrier() {
-    let src = kernel("gfx942", 8, "  cond_barrier high // c\n  for %k = 0 to %n {\n    barrier exec\n  }\n");
+    let src = kernel(
+        "gfx942",
+        8,
+        "  cond_barrier high // c\n  for %k = 0 to %n {\n    barrier exec\n  }\n",
+    );
     assert_error(&src, "unequal arrival counts", "// c");
-    let src = kernel("gfx942", 8, "  cond_barrier high // c\n  if uniform %c {\n    cond_barrier low\n  }\n");
+    let src = kernel(
+        "gfx942",
+        8,
+        "  cond_barrier high // c\n  if uniform %c {\n    cond_barrier low\n  }\n",
+    );
     assert_error(&src, "unequal arrival counts", "// c");
 }
 
 #[test]
 fn monolithic_targets_all_agree() {
     for t in MONO {
-        assert_ok(&kernel(t, 4, "  op \"wA\" write %A\n  barrier\n  op \"rA\" read %A\n"));
+        assert_ok(&kernel(
+            t,
+            4,
+            "  op \"wA\" write %A\n  barrier\n  op \"rA\" read %A\n",
+        ));
     }
 }
 

@@ -2,9 +2,7 @@
 //! `wait C(0)` after every async op), must verify on every GPU target.
 
 use syncopt_gen::{generate, GenOptions};
-use syncopt_ir::{
-    BlockId, Counter, Kernel, ProgramPoint, StmtKind, SyncOp, Uniformity,
-};
+use syncopt_ir::{BlockId, Counter, Kernel, ProgramPoint, StmtKind, SyncOp, Uniformity};
 use syncopt_targets::{BarrierStyle, Target};
 
 /// Inserts the brute-force synchronization. Barriers never go inside divergent ifs (that
@@ -25,7 +23,10 @@ fn collect(
     items: &mut Vec<(ProgramPoint, SyncOp)>,
 ) {
     for (i, &s) in k.blocks[b].stmts.iter().enumerate() {
-        let point = ProgramPoint { block: b, index: i + 1 };
+        let point = ProgramPoint {
+            block: b,
+            index: i + 1,
+        };
         match &k.stmts[s].kind {
             StmtKind::Op(od) => {
                 if let Some(spec) = od.asynchronous {
@@ -116,7 +117,8 @@ fn divergent_regions(k: &Kernel) -> Vec<(u32, u32)> {
 }
 
 pub fn parse_one(text: &str) -> Kernel {
-    let file = syncopt_ir::parse(text).unwrap_or_else(|d| panic!("gen output does not parse: {d:?}\n{text}"));
+    let file = syncopt_ir::parse(text)
+        .unwrap_or_else(|d| panic!("gen output does not parse: {d:?}\n{text}"));
     file.chunks[0].kernels[0].clone()
 }
 
@@ -200,7 +202,9 @@ fn removed_barrier_between_conflicting_neighbours_is_caught() {
             let body = k.blocks[k.body].stmts.clone();
             // Find op, barrier(s), op at the top level where the ops conflict directly.
             for w in 0..body.len() {
-                let StmtKind::Op(a) = &k.stmts[body[w]].kind else { continue };
+                let StmtKind::Op(a) = &k.stmts[body[w]].kind else {
+                    continue;
+                };
                 if a.asynchronous.is_some() {
                     continue;
                 }
@@ -213,7 +217,9 @@ fn removed_barrier_between_conflicting_neighbours_is_caught() {
                 if j >= body.len() {
                     continue;
                 }
-                let StmtKind::Op(b) = &k.stmts[body[j]].kind else { continue };
+                let StmtKind::Op(b) = &k.stmts[body[j]].kind else {
+                    continue;
+                };
                 let wg = |e: &syncopt_ir::Effect| {
                     syncopt_targets::effect_space(&k, e) == Some(syncopt_ir::Space::Workgroup)
                         && matches!(k.values[e.mem.value].kind, syncopt_ir::ValueKind::Buffer(_))
