@@ -13,10 +13,20 @@
 //! the pending set but a barrier); zero-trip loops let the entry state through; a divergent
 //! `if` never gets a barrier inside: a conflict in it with older accesses puts one before it.
 //!
+//! For a loop the alternatives also include a barrier at the end of its body (it covers the
+//! loop-carried hazards and what the loop leaves pending at exit), and once the fixpoint has
+//! found the carried state the loop is solved a second time knowing it from the start (a
+//! barrier placed early for the entry state can be made redundant by the carried one).
+//! `if` conditions over one constant-bound induction variable are folded (dead branches).
+//!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
 //! after its producer, and each signal goes right after the last statement of the block that
-//! holds one of those producers (or a barrier of the same id).
+//! holds one of those producers (or a barrier of the same id). With `--named-barriers`,
+//! hazards whose consumers come after a barrier's first consumer and whose producers hold its
+//! signal back get a barrier of their own, on another id where the phases overlap.
+//!
+//! `SYNCOPT_BAR_DEBUG=1` prints the time of each phase and the number of simulated steps.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -615,9 +625,6 @@ impl<'c, 'k> Sim<'c, 'k> {
                 }
                 states.push(run(self, st2));
                 costs.push(self.cost);
-                if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
-                    eprintln!("  option {pre} {end}: placed {:?}", &self.log[sv.log..]);
-                }
                 self.restore(sv);
             }
             let n = c.k.blocks[b].stmts.len();
@@ -650,12 +657,6 @@ impl<'c, 'k> Sim<'c, 'k> {
                 {
                     best = o;
                 }
-            }
-            if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
-                eprintln!(
-                    "decide {:?}@{i}: options {options:?} costs {costs:?} best {best}",
-                    b
-                );
             }
             let (pre, end) = options[best];
             if pre {
