@@ -78,8 +78,10 @@ enum Access {
 /// Barrier-interval race detector over shared words.
 struct Races {
     epoch: u64,
-    /// Per word: (interval, warp, atomic) of the last write.
-    last_write: Vec<(u64, u32, bool)>,
+    /// Per word: (interval, warp) of the last plain write.
+    last_write: Vec<(u64, u32)>,
+    /// Per word: (interval, mask of warps that made atomic updates in it).
+    atomics: Vec<(u64, u64)>,
     /// Per word: (interval, mask of warps that read it in that interval).
     readers: Vec<(u64, u64)>,
     /// Per word: (thread + 1, count) of in-flight async copies to it.
@@ -91,7 +93,8 @@ impl Races {
     fn new(words: usize) -> Self {
         Races {
             epoch: 1,
-            last_write: vec![(0, 0, false); words],
+            last_write: vec![(0, 0); words],
+            atomics: vec![(0, 0); words],
             readers: vec![(0, 0); words],
             inflight: vec![(0, 0); words],
             found: Vec::new(),
@@ -107,29 +110,52 @@ impl Races {
     fn access(&mut self, w: usize, warp: u32, kind: Access, what: &str) {
         let e = self.epoch;
         let bit = 1u64 << (warp % 64);
-        let (we, ww, wa) = self.last_write[w];
-        let atomic = kind == Access::Atomic;
-        if we == e && ww != warp && !(wa && atomic) {
-            let k = if kind == Access::Read { "RAW" } else { "WAW" };
-            self.report(format!(
-                "{k} on shared word {w}: warp {ww} wrote, warp {warp} then touched it ('{what}') in the same barrier interval"
-            ));
-        }
-        if kind == Access::Read {
-            let r = &mut self.readers[w];
-            if r.0 != e {
-                *r = (e, 0);
+        let (we, ww) = self.last_write[w];
+        let plain_other = we == e && ww != warp;
+        let (ae, amask) = self.atomics[w];
+        let atomic_other = ae == e && amask & !bit != 0;
+        let (re, rmask) = self.readers[w];
+        let read_other = re == e && rmask & !bit != 0;
+        let hazard = match kind {
+            Access::Read => (plain_other || atomic_other).then_some("RAW"),
+            Access::Write => {
+                if plain_other || atomic_other {
+                    Some("WAW")
+                } else {
+                    read_other.then_some("WAR")
+                }
             }
-            r.1 |= bit;
-            return;
-        }
-        let (re, mask) = self.readers[w];
-        if re == e && mask & !bit != 0 {
+            // Two atomics never race; an atomic and a plain access do.
+            Access::Atomic => {
+                if plain_other {
+                    Some("WAW")
+                } else {
+                    read_other.then_some("WAR")
+                }
+            }
+        };
+        if let Some(k) = hazard {
             self.report(format!(
-                "WAR on shared word {w}: another warp read it, warp {warp} then wrote it ('{what}') in the same barrier interval"
+                "{k} on shared word {w}: warp {warp} touches it ('{what}') after another warp in the same barrier interval"
             ));
         }
-        self.last_write[w] = (e, warp, atomic);
+        match kind {
+            Access::Read => {
+                let r = &mut self.readers[w];
+                if r.0 != e {
+                    *r = (e, 0);
+                }
+                r.1 |= bit;
+            }
+            Access::Write => self.last_write[w] = (e, warp),
+            Access::Atomic => {
+                let a = &mut self.atomics[w];
+                if a.0 != e {
+                    *a = (e, 0);
+                }
+                a.1 |= bit;
+            }
+        }
     }
 
     fn issued(&mut self, w: usize, t: u32, what: &str) {

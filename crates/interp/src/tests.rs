@@ -188,6 +188,14 @@ fn race_detector_war_atomics_and_async() {
     let atomics = "target sm_90\nkernel @k() waves 2 {\n  %A = buffer workgroup 512\n  op \"a\" atomic %A[0]\n  op \"b\" atomic %A[0]\n}\n";
     let (k, t) = kernel(atomics);
     assert!(run_with_races(&k, t).unwrap().1.is_empty());
+    // A plain store, then other warps' atomics on its word.
+    let mixed = "target sm_90\nkernel @k() waves 2 {\n  %A = buffer workgroup 512\n  op \"st\" write %A[tid]\n  op \"a\" atomic %A[0]\n}\n";
+    let (k, t) = kernel(mixed);
+    assert!(run_with_races(&k, t)
+        .unwrap()
+        .1
+        .iter()
+        .any(|r| r.starts_with("WAW")));
     // Two copies of one thread to one word, the first not waited for.
     let copies = "target sm_90\nkernel @k() waves 1 {\n  %G = buffer global 256\n  %A = buffer workgroup 128\n  op \"c1\" async write %A[tid], read %G[tid]\n  cp_async.commit\n  op \"c2\" async write %A[tid], read %G[tid + 32]\n  cp_async.commit\n  cp_async.wait 0\n}\n";
     let (k, t) = kernel(copies);
