@@ -106,12 +106,14 @@ pub fn inserted_cost(kernel: &Kernel) -> (usize, u64) {
             owner[syncopt_ir::EntityRef::index(s)] = Some(b);
         }
     }
+    // Linear: one weight table instead of a block search per inserted op.
+    let weights = block_weights(kernel);
     let mut stat = 0;
     let mut dynamic = 0u64;
     for s in kernel.inserted_syncs() {
         stat += 1;
         if let Some(b) = owner[syncopt_ir::EntityRef::index(s)] {
-            dynamic = dynamic.saturating_add(block_weight(kernel, b));
+            dynamic = dynamic.saturating_add(weights[syncopt_ir::EntityRef::index(b)]);
         }
     }
     (stat, dynamic)
