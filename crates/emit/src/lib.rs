@@ -449,7 +449,7 @@ impl<'k> Emitter<'k> {
         ));
         self.indent += 1;
         if op.effects.iter().any(|e| e.kind.writes()) {
-            self.line(&format!("const uint32_t sk_it = {ik};"));
+            self.line(&format!("const uint32_t sk_it = {ik}; (void)sk_it;"));
         }
         let source_idx = op
             .effects
