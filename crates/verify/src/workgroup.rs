@@ -48,6 +48,8 @@ const MAX_THREADS: u32 = 4096;
 const ANY_ROOT: u32 = u32::MAX;
 /// Contexts per program point before they are merged.
 const CTX_MAX: usize = 12;
+/// Contexts kept apart by induction-variable residues alone (slot rings in nested loops).
+const CTX_MAX_RESIDUES: usize = 64;
 /// Inputs remembered per loop.
 const MEMO_PER_LOOP: usize = 16;
 
@@ -203,7 +205,7 @@ type State = BTreeMap<Ctx, Recs>;
 type MemoEntry = (Vec<(ValueId, i64)>, State, State);
 
 /// Contexts that agree on the barrier state, to be merged.
-type CtxGroups = BTreeMap<(i8, Vec<(i32, StmtId)>), Vec<(Ctx, Recs)>>;
+type CtxGroups = BTreeMap<(i8, Vec<(i32, StmtId)>, Vec<(ValueId, u32)>), Vec<(Ctx, Recs)>>;
 
 /// Adds `other` into `st`; returns whether anything new appeared.
 fn join_into(st: &mut State, other: State) -> bool {
@@ -798,7 +800,11 @@ impl<'k> Checker<'k> {
             self.states += st.len();
             st = self.stmt(s, env, st);
             if st.len() > CTX_MAX {
-                st = self.widen(st);
+                // Bindings first (residues decide slots, keep them while we can).
+                st = self.widen(st, true);
+                if st.len() > CTX_MAX_RESIDUES {
+                    st = self.widen(st, false);
+                }
             }
         }
         st
@@ -807,17 +813,22 @@ impl<'k> Checker<'k> {
     /// Too many paths: merge the contexts that agree on the barrier state (offset, pending
     /// signals), taking the hull of each handle binding and forgetting residues they disagree
     /// on. Sound (regions only grow), and it bounds the work per statement.
-    fn widen(&mut self, st: State) -> State {
+    fn widen(&mut self, st: State, keep_residues: bool) -> State {
         self.widened = true;
         let mut groups: CtxGroups = BTreeMap::new();
         for (ctx, recs) in st {
+            let res = if keep_residues {
+                ctx.res.clone()
+            } else {
+                Vec::new()
+            };
             groups
-                .entry((ctx.o, ctx.pending.clone()))
+                .entry((ctx.o, ctx.pending.clone(), res))
                 .or_default()
                 .push((ctx, recs));
         }
         let mut out = State::new();
-        for ((o, pending), items) in groups {
+        for ((o, pending, _), items) in groups {
             let mut binds: BTreeMap<ValueId, Option<Region>> = BTreeMap::new();
             let mut res: BTreeMap<ValueId, Option<u32>> = BTreeMap::new();
             let n = items.len();
@@ -1785,7 +1796,7 @@ impl<'k> Checker<'k> {
             if x.asy {
                 return self.why_async(x);
             }
-            return format!("no LDS wait or fencing barrier completes the {xw} before a barrier: 'barrier exec' and 'cond_barrier' do not fence");
+            return format!("no fencing barrier between them: the {xw} is not known to have completed at any barrier arrival ('barrier exec' and 'cond_barrier' do not fence; an LDS wait before them would)");
         }
         match x.pub_rel {
             None => format!("no barrier arrival (barrier or barrier.signal) follows the completed {xw} before the other access"),

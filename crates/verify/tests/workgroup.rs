@@ -729,3 +729,13 @@ fn deterministic_output() {
     assert_eq!(a, b);
     assert!(a.len() >= 4);
 }
+
+#[test]
+fn nested_slot_rings_with_unknown_starts_stay_exact() {
+    // Two rings of four slots in nested loops starting at a parameter: 16 residue
+    // combinations, all kept apart, so the ring's distance-3 reuse is proven safe.
+    let good = kernel("gfx942", 4, "  for %i = %c to %n {\n    %u = view %B slot (%i) mod 4\n    op \"wU\" write %u\n    barrier\n    for %j = %c to %n {\n      %w = view %A slot (%j) mod 4\n      %r = view %A slot (%j + 3) mod 4\n      op \"wS\" write %w\n      barrier\n      op \"rS\" read %r\n    }\n    %v = view %B slot (%i + 3) mod 4\n    op \"rV\" read %v\n  }\n");
+    assert_ok(&good);
+    let bad = good.replace("slot (%j + 3) mod 4", "slot (%j + 1) mod 4");
+    assert_race(&bad, "WAR", "\"rS\"", "\"wS\"");
+}
