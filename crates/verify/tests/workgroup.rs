@@ -739,3 +739,53 @@ fn nested_slot_rings_with_unknown_starts_stay_exact() {
     let bad = good.replace("slot (%j + 3) mod 4", "slot (%j + 1) mod 4");
     assert_race(&bad, "WAR", "\"rS\"", "\"wS\"");
 }
+
+/// WP3: 8 stages; c0 reads slice 0 of A and B, c2 slice 1, c4 slices 2 and 3, c6 writes A and
+/// B, odd stages compute. `fences[b]` says whether the boundary after stage b fences.
+fn wp3(fences: [bool; 8]) -> String {
+    let stage_body = [
+        "    op \"c0a\" read %A[0:1024]\n    op \"c0b\" read %B[0:1024]\n",
+        "    op \"dot1\"\n",
+        "    op \"c2a\" read %A[1024:2048]\n    op \"c2b\" read %B[1024:2048]\n",
+        "    op \"dot3\"\n",
+        "    op \"c4a\" read %A[2048:4096]\n    op \"c4b\" read %B[2048:4096]\n",
+        "    op \"dot5\"\n",
+        "    op \"c6a\" write %A\n    op \"c6b\" write %B\n",
+        "    op \"dot7\"\n",
+    ];
+    let mut body = String::from("  barrier\n  cond_barrier high\n  for %k = 0 to %n {\n");
+    for (s, text) in stage_body.iter().enumerate() {
+        body += if s == 0 {
+            "    stage gap 1\n"
+        } else {
+            "    stage\n"
+        };
+        body += text;
+        body += &format!(
+            "    sched_barrier 0\n    {} // after c{s}\n    sched_barrier 0\n",
+            if fences[s] { "barrier" } else { "barrier exec" }
+        );
+    }
+    body += "  }\n  cond_barrier low\n";
+    kernel("gfx950", 8, &body)
+}
+
+#[test]
+fn wp3_fences_exactly_before_c5_and_c7() {
+    // Boundaries before c5 and before c7 are the ones after c4 and after c6.
+    let mut f = [false; 8];
+    f[4] = true;
+    f[6] = true;
+    assert_ok(&wp3(f));
+    let mut no5 = f;
+    no5[4] = false;
+    assert_race(&wp3(no5), "WAR", "\"c4a\"", "\"c6a\"");
+    let mut no7 = f;
+    no7[6] = false;
+    assert_race(&wp3(no7), "RAW", "\"c6a\"", "\"c0a\"");
+    // The fence one boundary too late for the reads of c4 (after c5) leaves c4 -> c6 open.
+    let mut late = f;
+    late[4] = false;
+    late[5] = true;
+    assert_race(&wp3(late), "WAR", "\"c4a\"", "\"c6a\"");
+}
