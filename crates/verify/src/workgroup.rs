@@ -438,7 +438,17 @@ impl<'k> Checker<'k> {
             groups,
             waves,
             threads,
-            omin: if has_cond { (-cond_low).max(-O_MAX) } else { 0 },
+            // The lowest offset any later point can have: a cond_barrier low in a loop runs
+            // many times, so the static count alone is not a bound; the clamp is.
+            omin: if has_cond {
+                if cond_low > 0 {
+                    -O_MAX
+                } else {
+                    0
+                }
+            } else {
+                0
+            },
             effs,
             eff_base,
             races: BTreeMap::new(),
