@@ -873,6 +873,45 @@ fn kind_of(p: Mode, q: Mode) -> &'static str {
 
 /// Runs the pass on `kernel` for `target`.
 pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
+    if !opts.named_barriers || !matches!(target, Target::Gfx1250 | Target::Sm90) {
+        return run_once(kernel, target, opts);
+    }
+    // Named ids move signals across other barriers' phases; the result is checked by our own
+    // path model against the single-id result, and the single-id one is kept if the named
+    // one leaves any hazard unordered that it orders.
+    let mut single = kernel.clone();
+    let single_opts = InsertOptions {
+        named_barriers: target == Target::Sm90,
+        ..opts.clone()
+    };
+    let rep_single = if target == Target::Sm90 {
+        run_once_ids(&mut single, target, &single_opts, Some(vec![1]))
+    } else {
+        run_once(&mut single, target, &single_opts)
+    };
+    let mut named = kernel.clone();
+    let rep_named = run_once(&mut named, target, opts);
+    let left_single = testing::unordered(&single, target);
+    let left_named = testing::unordered(&named, target);
+    if left_named.is_subset(&left_single) {
+        *kernel = named;
+        rep_named
+    } else {
+        *kernel = single;
+        rep_single
+    }
+}
+
+fn run_once(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
+    run_once_ids(kernel, target, opts, None)
+}
+
+fn run_once_ids(
+    kernel: &mut Kernel,
+    target: Target,
+    opts: &InsertOptions,
+    force_ids: Option<Vec<i32>>,
+) -> PassReport {
     let mut report = PassReport::default();
     let info = target.info();
     if !target.is_gpu() || info.barrier == BarrierStyle::None {
@@ -978,6 +1017,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         }
     } else {
         let ids: Vec<i32> = match (opts.named_barriers, info.named_barriers) {
+            _ if force_ids.is_some() => force_ids.clone().unwrap_or_default(),
             (true, Some((lo, hi))) if target == Target::Sm90 => (lo as i32..=hi as i32).collect(),
             (true, Some((lo, hi))) => std::iter::once(-1).chain(lo as i32..=hi as i32).collect(),
             _ => vec![-1],
@@ -1085,35 +1125,42 @@ fn split_signals(
             if moving.is_empty() {
                 continue;
             }
-            let t = moving
-                .iter()
-                .filter_map(|&h| lifted[h].1)
-                .min()
-                .unwrap_or(i);
-            let q = points
-                .range(p + 1..=base + t)
-                .next_back()
-                .copied()
-                .unwrap_or(base + t);
+            // Each moved hazard goes to the latest barrier already placed before its consumer;
+            // those with none share one new barrier before the first of their consumers.
             let list = producers
                 .get_mut(&(p as u32))
                 .map(std::mem::take)
                 .unwrap_or_default();
             let mut keep = Vec::new();
-            let mut go = Vec::new();
+            let mut fresh = Vec::new();
+            let mut fresh_at = usize::MAX;
             for (h, hz) in list.into_iter().enumerate() {
-                if moving.contains(&h) {
-                    go.push(hz);
-                } else {
+                if !moving.contains(&h) {
                     keep.push(hz);
+                    continue;
+                }
+                let iy = lifted[h].1.unwrap_or(i);
+                match points.range(p + 1..=base + iy).next_back() {
+                    Some(&q) => producers.entry(q as u32).or_default().push(hz),
+                    None => {
+                        fresh.push(hz);
+                        fresh_at = fresh_at.min(base + iy);
+                    }
                 }
             }
             producers.insert(p as u32, keep);
-            producers.entry(q as u32).or_default().extend(go);
-            if points.insert(q) && cur.is_none_or(|n| q < n) {
-                cur = Some(q);
+            if !fresh.is_empty() {
+                let q = fresh_at;
+                producers.entry(q as u32).or_default().extend(fresh);
+                if points.insert(q) && cur.is_none_or(|n| q < n) {
+                    cur = Some(q);
+                }
             }
         }
+    }
+    if ids.len() > 1 {
+        // A barrier whose hazards all went to later ones has nothing left to order.
+        points.retain(|p| producers.get(&(*p as u32)).is_some_and(|l| !l.is_empty()));
     }
     let chosen: Vec<usize> = points.iter().copied().collect();
     let placed: Vec<bool> = {
