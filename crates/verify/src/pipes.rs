@@ -9,7 +9,7 @@
 //! enumerated. A witness path rides along with each record and context, outside the equality
 //! key, so every error comes with a counterexample. See docs/VERIFY-PIPES.md.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 use syncopt_ir::{
@@ -219,6 +219,9 @@ struct Checker<'k> {
     /// with the same entry only needs the exit.
     loop_cache: HashMap<(StmtId, StateKeys), StateKeys>,
     diags: BTreeMap<(Option<Loc>, String), Diagnostic>,
+    /// Races already reported (the message is a function of this key), so that racy
+    /// programs do not format one diagnostic per visit.
+    seen_races: HashSet<(StmtId, StmtId, AccessKind, AccessKind, BufferId, BufferId)>,
     states: usize,
 }
 
@@ -345,6 +348,7 @@ impl<'k> Checker<'k> {
             iv_mod,
             dead_after: dead_after(k),
             loop_cache: HashMap::new(),
+            seen_races: HashSet::new(),
             barrier_pipes,
             flag_ids: info.flag_ids,
             buf_root,
@@ -701,15 +705,21 @@ impl<'k> Checker<'k> {
                     {
                         continue;
                     }
-                    let d = self.race((s, pipe, kind, &region), rec, ctx, &cs.path);
-                    self.report(d);
+                    let key = (s, rec.stmt, rec.kind, kind, region.root, rec.region.root);
+                    if self.seen_races.insert(key) {
+                        let d = self.race((s, pipe, kind, &region), rec, ctx, &cs.path);
+                        self.report(d);
+                    }
                 }
             }
             for &(kind, region, _) in accesses.iter().filter(|a| a.2) {
                 // A record this access covers, and that is ordered before it, adds nothing:
                 // whatever is ordered after this access is ordered after it too.
+                // So is an earlier access of the same pipe: every later set_flag or barrier
+                // that orders this access orders it too (same pipe, and its ordered set
+                // contains this one's).
                 cs.recs.retain(|rec, _| {
-                    !(rec.ordered & pbit != 0
+                    !((rec.ordered & pbit != 0 || rec.pipe == pipe)
                         && rec.region.root == region.root
                         && region.lo <= rec.region.lo
                         && rec.region.hi <= region.hi

@@ -134,9 +134,14 @@ fn measure(name: &str, src: &str) {
     let t1 = Instant::now();
     let r = pipes::verify(k, Target::Ascend910b);
     let verify_s = t1.elapsed().as_secs_f64();
-    assert!(r.is_ok(), "{name}: {:?}", r.diagnostics.first());
+    let errors = r.diagnostics.iter().filter(|d| d.is_error()).count();
+    assert!(
+        errors == 0 || name.starts_with("racy"),
+        "{name}: {:?}",
+        r.diagnostics.first()
+    );
     println!(
-        "{name}: {ops} ops, {} statements: parse {parse_s:.3} s, verify {verify_s:.3} s, {} states",
+        "{name}: {ops} ops, {} statements: parse {parse_s:.3} s, verify {verify_s:.3} s, {} states, {errors} errors",
         k.stmt_count(),
         r.states
     );
@@ -156,6 +161,11 @@ fn bench_pipes_100k() {
     if let Ok(path) = std::env::var("SYNCOPT_BENCH_FILE") {
         let src = std::fs::read_to_string(&path).expect("SYNCOPT_BENCH_FILE is readable");
         measure(&path, &src);
+    }
+    // A kernel without sync ops: every hazard is reported.
+    if let Ok(path) = std::env::var("SYNCOPT_BENCH_RACY_FILE") {
+        let src = std::fs::read_to_string(&path).expect("SYNCOPT_BENCH_RACY_FILE is readable");
+        measure(&format!("racy {path}"), &src);
     }
 }
 
