@@ -62,20 +62,28 @@ pub fn verify(kernel: &Kernel, target: Target) -> Report {
 // Values of the abstract state.
 
 /// A resolved piece of memory: bytes `[lo, hi)` of root buffer `root`; `fuzzy` when the
-/// placement is only known to overlap somewhere (`aliases`).
+/// placement is only known to overlap somewhere (`aliases`). A fuzzy region reached through
+/// an `aliases` buffer keeps `lo..hi` relative to that buffer (`anchor`): two accesses through
+/// the same aliasing buffer still compare their byte ranges exactly, since wherever that
+/// buffer sits, it sits there for both.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Region {
     root: u32,
     lo: u64,
     hi: u64,
     fuzzy: bool,
+    anchor: u32,
 }
+
+/// `Region::anchor` of a region not reached through an `aliases` buffer.
+const NO_ANCHOR: u32 = u32::MAX;
 
 const TOP: Region = Region {
     root: ANY_ROOT,
     lo: 0,
     hi: u64::MAX,
     fuzzy: true,
+    anchor: NO_ANCHOR,
 };
 
 impl Region {
@@ -83,7 +91,11 @@ impl Region {
         if self.root != o.root && self.root != ANY_ROOT && o.root != ANY_ROOT {
             return false;
         }
-        if self.fuzzy || o.fuzzy || self.root == ANY_ROOT || o.root == ANY_ROOT {
+        if self.root == ANY_ROOT || o.root == ANY_ROOT {
+            return true;
+        }
+        let same_anchor = self.anchor != NO_ANCHOR && self.anchor == o.anchor;
+        if (self.fuzzy || o.fuzzy) && !(self.fuzzy && o.fuzzy && same_anchor) {
             return true;
         }
         self.lo < o.hi && o.lo < self.hi
@@ -92,11 +104,21 @@ impl Region {
         if self.root != o.root {
             return TOP;
         }
+        if self.fuzzy != o.fuzzy || self.anchor != o.anchor {
+            return Region {
+                root: self.root,
+                lo: 0,
+                hi: u64::MAX,
+                fuzzy: true,
+                anchor: NO_ANCHOR,
+            };
+        }
         Region {
             root: self.root,
             lo: self.lo.min(o.lo),
             hi: self.hi.max(o.hi),
-            fuzzy: self.fuzzy || o.fuzzy,
+            fuzzy: self.fuzzy,
+            anchor: self.anchor,
         }
     }
 }
@@ -679,6 +701,7 @@ impl<'k> Checker<'k> {
                         lo: 0,
                         hi: bd.size,
                         fuzzy: false,
+                        anchor: NO_ANCHOR,
                     },
                     Placement::At { base, offset } => {
                         let r = self.resolve(base, env, ctx, depth + 1);
@@ -687,6 +710,7 @@ impl<'k> Checker<'k> {
                             lo: r.lo.saturating_add(offset),
                             hi: r.lo.saturating_add(offset).saturating_add(bd.size),
                             fuzzy: r.fuzzy,
+                            anchor: r.anchor,
                         }
                     }
                     Placement::Aliases(base) => {
@@ -694,8 +718,9 @@ impl<'k> Checker<'k> {
                         Region {
                             root: r.root,
                             lo: 0,
-                            hi: u64::MAX,
+                            hi: bd.size,
                             fuzzy: true,
+                            anchor: b.index() as u32,
                         }
                     }
                 }
@@ -703,7 +728,7 @@ impl<'k> Checker<'k> {
             ValueKind::View(view) => {
                 let vd = &self.k.views[view];
                 let r = self.resolve(vd.base, env, ctx, depth + 1);
-                if r.fuzzy {
+                if r.root == ANY_ROOT || r.hi == u64::MAX {
                     return r;
                 }
                 match &vd.kind {
@@ -711,7 +736,8 @@ impl<'k> Checker<'k> {
                         root: r.root,
                         lo: r.lo.saturating_add(*lo),
                         hi: r.lo.saturating_add(*hi),
-                        fuzzy: false,
+                        fuzzy: r.fuzzy,
+                        anchor: r.anchor,
                     },
                     ViewKind::Slot { count, index } => {
                         let n = (*count).max(1) as u64;
@@ -719,9 +745,10 @@ impl<'k> Checker<'k> {
                         match self.eval_mod(index, Some(n as i64), env, ctx) {
                             Some(s) => Region {
                                 root: r.root,
-                                lo: r.lo + size * s as u64,
-                                hi: r.lo + size * (s as u64 + 1),
-                                fuzzy: false,
+                                lo: r.lo.saturating_add(size.saturating_mul(s as u64)),
+                                hi: r.lo.saturating_add(size.saturating_mul(s as u64 + 1)),
+                                fuzzy: r.fuzzy,
+                                anchor: r.anchor,
                             },
                             None => r,
                         }
@@ -743,15 +770,19 @@ impl<'k> Checker<'k> {
         match &e.mem.sel {
             Selector::Whole => (r, None),
             Selector::Bytes { lo, hi } => {
-                if r.fuzzy {
+                if r.root == ANY_ROOT || r.hi == u64::MAX {
                     (r, None)
                 } else {
                     (
                         Region {
                             root: r.root,
                             lo: r.lo.saturating_add(*lo),
-                            hi: r.lo.saturating_add(*hi).min(r.hi.max(r.lo + *hi)),
-                            fuzzy: false,
+                            hi: r
+                                .lo
+                                .saturating_add(*hi)
+                                .min(r.hi.max(r.lo.saturating_add(*hi))),
+                            fuzzy: r.fuzzy,
+                            anchor: r.anchor,
                         },
                         None,
                     )
@@ -790,6 +821,7 @@ impl<'k> Checker<'k> {
                             lo: wmin as u64 * 4,
                             hi: wmax as u64 * 4 + 4,
                             fuzzy: false,
+                            anchor: NO_ANCHOR,
                         }
                     }
                 } else {
