@@ -1367,10 +1367,10 @@ fn dead_after(k: &Kernel) -> BTreeMap<(BlockId, usize), Vec<ValueId>> {
         def: &mut BTreeMap<ValueId, (BlockId, usize)>,
         last: &mut BTreeMap<ValueId, usize>,
     ) {
-        let mut use_value = |v: ValueId,
-                             anc: &Vec<(BlockId, usize)>,
-                             def: &BTreeMap<ValueId, (BlockId, usize)>,
-                             last: &mut BTreeMap<ValueId, usize>| {
+        let use_value = |v: ValueId,
+                         anc: &Vec<(BlockId, usize)>,
+                         def: &BTreeMap<ValueId, (BlockId, usize)>,
+                         last: &mut BTreeMap<ValueId, usize>| {
             let mut hs = Vec::new();
             deps(k, v, &mut hs);
             for h in hs {
