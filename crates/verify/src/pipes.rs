@@ -537,12 +537,12 @@ impl<'k> Checker<'k> {
                         },
                         ViewKind::Slot { count, index } => {
                             let c = (*count as u64).max(1);
-                            let size = (base.hi - base.lo) / c;
+                            let size = base.hi.saturating_sub(base.lo) / c;
                             match self.eval_mod(ctx, index, c) {
                                 Some(i) => Region {
                                     root: base.root,
-                                    lo: base.lo + i * size,
-                                    hi: base.lo + (i + 1) * size,
+                                    lo: base.lo.saturating_add(i.saturating_mul(size)),
+                                    hi: base.lo.saturating_add((i + 1).saturating_mul(size)),
                                 },
                                 // Unknown slot: any of them.
                                 None => base,

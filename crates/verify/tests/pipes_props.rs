@@ -423,3 +423,49 @@ fn removing_a_full_barrier_leaves_exactly_the_adjacent_race() {
         assert_eq!(verifier_races(&src, t), want, "seed {seed}\n{src}");
     }
 }
+
+/// Generated kernels (syncopt-gen, no sync ops): the verifier never panics, reports only
+/// races (no balance error without flags), and `pipe_barrier ALL` after every op makes the
+/// same kernel verify.
+#[test]
+fn generated_kernels_never_panic_and_full_barriers_verify() {
+    let n = if std::env::var("SYNCOPT_LONG").is_ok() {
+        400
+    } else {
+        40
+    };
+    for seed in 0..n {
+        for t in [Target::Ascend910b, Target::Ascend950] {
+            let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
+                ops: 30 + (seed as usize % 5) * 20,
+                seed,
+                target: t,
+                executable: false,
+            });
+            let f = parse(&src).unwrap_or_else(|d| panic!("{}\n{src}", d.message));
+            let k = &f.chunks[0].kernels[0];
+            let r = pipes::verify(k, t);
+            for d in r.diagnostics.iter().filter(|d| d.is_error()) {
+                assert!(d.message.starts_with("race ("), "{}\n{src}", d.message);
+            }
+            let fenced: String = src
+                .lines()
+                .map(|l| {
+                    if l.trim_start().starts_with("op ") {
+                        let ind = &l[..l.len() - l.trim_start().len()];
+                        format!("{l}\n{ind}pipe_barrier ALL\n")
+                    } else {
+                        format!("{l}\n")
+                    }
+                })
+                .collect();
+            let f = parse(&fenced).unwrap();
+            let r = pipes::verify(&f.chunks[0].kernels[0], t);
+            assert!(
+                r.is_ok(),
+                "seed {seed}: {:?}\n{fenced}",
+                r.diagnostics.first()
+            );
+        }
+    }
+}
