@@ -219,10 +219,15 @@ fn write_output(out: &Output, text: &str) -> CmdResult {
 }
 
 fn report(src: &Source, diags: &[Diagnostic]) {
-    let mut err = std::io::stderr().lock();
-    for d in diags {
-        let _ = err.write_all(d.render(&src.name, &src.text).as_bytes());
+    if diags.is_empty() {
+        return;
     }
+    let lines: Vec<&str> = src.text.lines().collect();
+    let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+    for d in diags {
+        let _ = err.write_all(d.render_lines(&src.name, &lines).as_bytes());
+    }
+    let _ = err.flush();
 }
 
 /// Parses every chunk; reports every chunk's error; fails if any chunk failed.

@@ -56,28 +56,42 @@ impl Diagnostic {
 
     /// Renders the diagnostic against `source` (the whole file) under the name `file`.
     pub fn render(&self, file: &str, source: &str) -> String {
+        let lines: Vec<&str> = source.lines().collect();
+        self.render_lines(file, &lines)
+    }
+
+    /// As `render`, with the file already split into lines: a report of many diagnostics
+    /// splits the file once instead of scanning it per diagnostic.
+    pub fn render_lines(&self, file: &str, lines: &[&str]) -> String {
         let mut out = String::new();
         render_line(
             &mut out,
             file,
-            source,
+            lines,
             self.loc,
             self.severity.as_str(),
             &self.message,
         );
         for (loc, note) in &self.notes {
-            render_line(&mut out, file, source, *loc, "note", note);
+            render_line(&mut out, file, lines, *loc, "note", note);
         }
         out
     }
 }
 
-fn render_line(out: &mut String, file: &str, source: &str, loc: Option<Loc>, sev: &str, msg: &str) {
+fn render_line(
+    out: &mut String,
+    file: &str,
+    lines: &[&str],
+    loc: Option<Loc>,
+    sev: &str,
+    msg: &str,
+) {
     use std::fmt::Write;
     match loc {
         Some(l) => {
             let _ = writeln!(out, "{file}:{}:{}: {sev}: {msg}", l.line, l.col);
-            if let Some(text) = source.lines().nth(l.line.saturating_sub(1) as usize) {
+            if let Some(text) = lines.get(l.line.saturating_sub(1) as usize) {
                 let _ = writeln!(out, "  {text}");
                 let pad: String = text
                     .chars()
