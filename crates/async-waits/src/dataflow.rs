@@ -53,17 +53,16 @@ struct Entry {
     live: Option<Live>,
     /// Barriers that published the copy last on some path, with the count at each.
     last: Vec<(Site, i32)>,
-    /// Set at a split-barrier signal, becomes `last` at the matching wait.
-    armed: Option<Vec<(Site, i32)>>,
+    /// Per barrier id: set at a split-barrier signal of that id, becomes `last` at the next
+    /// wait of the same id (named barriers interleave: `signal 1; signal 2; wait 1; wait 2`).
+    armed: BTreeMap<i32, Vec<(Site, i32)>>,
     /// The copy (the youngest one when several merged).
     copy: StmtId,
 }
 
 impl Entry {
     fn dead(&self) -> bool {
-        self.live.is_none()
-            && self.last.is_empty()
-            && self.armed.as_ref().is_none_or(|a| a.is_empty())
+        self.live.is_none() && self.last.is_empty() && self.armed.values().all(|a| a.is_empty())
     }
     fn join(&mut self, o: &Entry) {
         let self_c = self.live.as_ref().map(|l| l.count);
@@ -85,10 +84,8 @@ impl Entry {
             (a, b) => a.or_else(|| b.clone()),
         };
         merge_last(&mut self.last, &o.last);
-        match (&mut self.armed, &o.armed) {
-            (Some(a), Some(b)) => merge_last(a, b),
-            (None, Some(b)) => self.armed = Some(b.clone()),
-            _ => {}
+        for (id, b) in &o.armed {
+            merge_last(self.armed.entry(*id).or_default(), b);
         }
     }
 }
@@ -251,7 +248,7 @@ impl<'a> Analysis<'a> {
         match &k.stmts[s].kind {
             StmtKind::Op(_) => {
                 self.consume(s, &mut st);
-                self.apply_site(s, &mut st, false);
+                self.apply_site(s, &mut st, None);
                 self.issue(s, &mut st);
                 st
             }
@@ -261,11 +258,11 @@ impl<'a> Analysis<'a> {
                     SyncOp::CpAsyncWait { n } => wait(&mut st, Counter::CpAsync, *n as i32),
                     SyncOp::CpAsyncCommit => commit(&mut st, self.cap(Counter::CpAsync)),
                     SyncOp::Barrier { .. } => {
-                        self.apply_site(s, &mut st, true);
-                        arrive_wait(&mut st);
+                        self.apply_site(s, &mut st, Some(MONOLITHIC));
+                        arrive_wait(&mut st, MONOLITHIC);
                     }
-                    SyncOp::Signal { .. } => self.apply_site(s, &mut st, true),
-                    SyncOp::Wait { .. } => arrive_wait(&mut st),
+                    SyncOp::Signal { id } => self.apply_site(s, &mut st, Some(*id)),
+                    SyncOp::Wait { id } => arrive_wait(&mut st, *id),
                     _ => {}
                 }
                 st
@@ -514,20 +511,24 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Applies the inserted waits of `site`; at a barrier also arms the copies in flight.
-    fn apply_site(&mut self, site: Site, st: &mut State, barrier: bool) {
+    /// Applies the inserted waits of `site`; at a barrier (or signal) of id `barrier` also arms
+    /// the copies in flight for that id.
+    fn apply_site(&mut self, site: Site, st: &mut State, barrier: Option<i32>) {
         let cfg = self.config.get(&site).cloned();
         if let Some(c) = &cfg {
             if c.commit {
                 commit(st, self.cap(Counter::CpAsync));
             }
         }
-        if barrier {
+        if let Some(id) = barrier {
             for e in st.values_mut() {
-                e.armed = Some(match &e.live {
-                    Some(l) => vec![(site, l.count)],
-                    None => Vec::new(),
-                });
+                e.armed.insert(
+                    id,
+                    match &e.live {
+                        Some(l) => vec![(site, l.count)],
+                        None => Vec::new(),
+                    },
+                );
             }
         }
         if let Some(c) = cfg {
@@ -564,7 +565,7 @@ impl<'a> Analysis<'a> {
                     free: true,
                 }),
                 last: Vec::new(),
-                armed: None,
+                armed: BTreeMap::new(),
                 copy: s,
             };
             match st.get_mut(&(counter, p, kind)) {
@@ -600,14 +601,19 @@ fn commit(st: &mut State, cap: i32) {
     }
 }
 
-/// The wait half of a barrier: what the matching signal armed is now published.
-fn arrive_wait(st: &mut State) {
+/// The id under which a monolithic barrier arms and publishes at once (no split id is this).
+const MONOLITHIC: i32 = i32::MIN;
+
+/// The wait half of a barrier of id `id`: what the matching signal (the last one of the same
+/// id) armed is now published. Copies issued after that signal, or armed only under other ids,
+/// are not: their publishing barrier is a later wait.
+fn arrive_wait(st: &mut State, id: i32) {
     for e in st.values_mut() {
-        if let Some(a) = e.armed.take() {
+        if let Some(a) = e.armed.remove(&id) {
             e.last = a;
-        }
-        if let Some(l) = &mut e.live {
-            l.free = false;
+            if let Some(l) = &mut e.live {
+                l.free = false;
+            }
         }
     }
     st.retain(|_, e| !e.dead());
