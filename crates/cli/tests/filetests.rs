@@ -41,7 +41,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 #[derive(Debug, PartialEq)]
 enum Check {
     /// Matches a later output line than the previous match.
-    Check(String),
+    Later(String),
     /// Matches the line right after the previous match.
     Next(String),
     /// Absent between the previous and the next positive match.
@@ -81,10 +81,10 @@ fn parse_spec(text: &str) -> Result<Spec, String> {
         }
         match key {
             "RUN" => spec.runs.push(val),
-            "CHECK" => spec.checks.push(Check::Check(val)),
+            "CHECK" => spec.checks.push(Check::Later(val)),
             "CHECK-NEXT" => spec.checks.push(Check::Next(val)),
             "CHECK-NOT" => spec.checks.push(Check::Not(val)),
-            "CHECK-ERR" => spec.err_checks.push(Check::Check(val)),
+            "CHECK-ERR" => spec.err_checks.push(Check::Later(val)),
             "CHECK-ERR-NOT" => spec.err_checks.push(Check::Not(val)),
             "EXIT" => {
                 spec.exit = val
@@ -199,7 +199,7 @@ fn match_checks(checks: &[Check], output: &str, what: &str) -> Result<(), String
     for c in checks {
         match c {
             Check::Not(t) => nots.push(t),
-            Check::Check(t) => {
+            Check::Later(t) => {
                 let Some(off) = lines[pos..].iter().position(|l| l.contains(t.as_str())) else {
                     return Err(format!("{what}: CHECK '{t}' not found after line {pos}"));
                 };
@@ -283,7 +283,7 @@ fn file_tests() {
 #[test]
 fn matcher_semantics() {
     let out = "a\nb\nc\nd\n// CHECK: zzz\n";
-    let c = |s: &str| Check::Check(s.into());
+    let c = |s: &str| Check::Later(s.into());
     let n = |s: &str| Check::Next(s.into());
     let not = |s: &str| Check::Not(s.into());
     assert!(match_checks(&[c("a"), c("c")], out, "o").is_ok());
@@ -313,8 +313,8 @@ fn matcher_semantics() {
 fn spec_parsing() {
     let s = parse_spec("// RUN: syncopt fmt %s\n// RUN: syncopt check %s\n// CHECK: x\n// CHECK-ERR: y\n// EXIT: 1\n").unwrap();
     assert_eq!(s.runs.len(), 2);
-    assert_eq!(s.checks, vec![Check::Check("x".into())]);
-    assert_eq!(s.err_checks, vec![Check::Check("y".into())]);
+    assert_eq!(s.checks, vec![Check::Later("x".into())]);
+    assert_eq!(s.err_checks, vec![Check::Later("y".into())]);
     assert_eq!(s.exit, 1);
     assert!(parse_spec("// CHECK: x\n").is_err(), "RUN is required");
     assert!(parse_spec("// RUN: syncopt fmt %s\n// CHECK-NXT: x\n").is_err());

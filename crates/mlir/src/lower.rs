@@ -74,6 +74,9 @@ const THREAD_ID_OPS: &[&str] = &[
     "nvvm.read.ptx.sreg.laneid",
 ];
 
+/// An `iter_args` entry of `scf.for`: (name in the body, initial value, type).
+type IterArg = (String, String, String);
+
 const TERMINATORS: &[&str] = &[
     "scf.yield",
     "gpu.return",
@@ -626,13 +629,8 @@ impl<'a> Lower<'a> {
     fn lower_for(&mut self, op: &MOp, block: BlockId) -> Result<(), Diagnostic> {
         let body_m = op.regions[0].blocks.first().cloned().unwrap_or_default();
         // Bounds, induction variable and iter_args (name, init, type), in either form.
-        let (lb, ub, st, iv, iters): (
-            String,
-            String,
-            String,
-            String,
-            Vec<(String, String, String)>,
-        ) = if op.generic {
+        let (lb, ub, st, iv, iters): (String, String, String, String, Vec<IterArg>) = if op.generic
+        {
             let ops = Self::operands(op);
             if ops.len() < 3 || body_m.args.is_empty() {
                 return Err(self.err(op, "scf.for needs bounds and an induction variable"));

@@ -113,7 +113,7 @@ pub fn read(text: &str) -> Result<MBlock, Diagnostic> {
             line: ln as u32 + 1,
             col: col as u32,
         };
-        if trimmed.starts_with('}') {
+        if let Some(after_brace) = trimmed.strip_prefix('}') {
             // Close the current region; what follows may open the next one.
             if stack.len() < 2 {
                 return Err(Diagnostic::error(Some(loc), "'}' closes nothing"));
@@ -123,7 +123,7 @@ pub fn read(text: &str) -> Result<MBlock, Diagnostic> {
             fr.region.blocks.push(fr.block);
             let mut op = fr.op.expect("region frame has an op");
             op.regions.push(fr.region);
-            let after = trimmed[1..].trim();
+            let after = after_brace.trim();
             let after = after.strip_prefix(')').map(str::trim).unwrap_or(after);
             let reopens = after.ends_with('{')
                 && (after.starts_with("else")
