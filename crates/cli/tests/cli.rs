@@ -295,7 +295,11 @@ fn verify_exit_codes() {
     let ex = example("block_reduction_gfx942.sk");
     let o = run(&["verify", &ex]);
     assert_eq!(code(&o), 1);
-    assert!(stderr(&o).contains(&format!("{ex}:18:22: error: race (RAW)")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("{ex}:18:22: error: race (RAW)")),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
