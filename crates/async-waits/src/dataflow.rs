@@ -39,6 +39,19 @@ pub struct Need {
     pub covers: BTreeSet<(StmtId, StmtId)>,
 }
 
+/// A branch of an `if` with memory results (0: then, 1: else): a copy (or its publication)
+/// tagged with it exists only on paths through that branch, so accesses through the `if`'s
+/// results are resolved as that branch's yields. None: no such knowledge.
+pub type Guard = Option<(StmtId, u8)>;
+
+fn join_guard(a: Guard, b: Guard) -> Guard {
+    if a == b {
+        a
+    } else {
+        None
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Live {
     /// Fewest ops on the counter issued after the copy, over the paths where it is in flight;
@@ -46,16 +59,17 @@ struct Live {
     count: i32,
     /// Some path from the issue reaches here without passing a barrier.
     free: bool,
+    guard: Guard,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Entry {
     live: Option<Live>,
     /// Barriers that published the copy last on some path, with the count at each.
-    last: Vec<(Site, i32)>,
+    last: Vec<(Site, i32, Guard)>,
     /// Per barrier id: set at a split-barrier signal of that id, becomes `last` at the next
     /// wait of the same id (named barriers interleave: `signal 1; signal 2; wait 1; wait 2`).
-    armed: BTreeMap<i32, Vec<(Site, i32)>>,
+    armed: BTreeMap<i32, Vec<(Site, i32, Guard)>>,
     /// The copy (the youngest one when several merged).
     copy: StmtId,
 }
@@ -80,6 +94,7 @@ impl Entry {
             (Some(a), Some(b)) => Some(Live {
                 count: a.count.min(b.count),
                 free: a.free || b.free,
+                guard: join_guard(a.guard, b.guard),
             }),
             (a, b) => a.or_else(|| b.clone()),
         };
@@ -90,11 +105,32 @@ impl Entry {
     }
 }
 
-fn merge_last(a: &mut Vec<(Site, i32)>, b: &[(Site, i32)]) {
-    for &(s, c) in b {
+fn merge_last(a: &mut Vec<(Site, i32, Guard)>, b: &[(Site, i32, Guard)]) {
+    for &(s, c, g) in b {
         match a.binary_search_by_key(&s, |x| x.0) {
-            Ok(i) => a[i].1 = a[i].1.min(c),
-            Err(i) => a.insert(i, (s, c)),
+            Ok(i) => {
+                a[i].1 = a[i].1.min(c);
+                a[i].2 = join_guard(a[i].2, g);
+            }
+            Err(i) => a.insert(i, (s, c, g)),
+        }
+    }
+}
+
+/// After an `if` with memory results: what is live (or was published) on one branch's paths
+/// only is tagged with that branch, before the two states are joined.
+fn tag_branch(mine: &mut State, other: &State, g: (StmtId, u8)) {
+    for (key, e) in mine.iter_mut() {
+        let o = other.get(key);
+        if let Some(l) = &mut e.live {
+            if o.is_none_or(|o| o.live.is_none()) {
+                l.guard = Some(g);
+            }
+        }
+        for x in e.last.iter_mut() {
+            if o.is_none_or(|o| !o.last.iter().any(|y| y.0 == x.0)) {
+                x.2 = Some(g);
+            }
         }
     }
 }
@@ -125,6 +161,8 @@ fn join_opt(a: &mut Option<State>, b: &State) {
 pub struct OpInfo {
     /// Workgroup effects: kind and interned place.
     pub effects: Vec<(AccessKind, u32)>,
+    /// The value and selector of each of `effects`, to resolve them again under a guard.
+    pub raw: Vec<(syncopt_ir::ValueId, syncopt_ir::Selector)>,
     /// The counter the op raises, when it is async and the target has that counter.
     pub counter: Option<Counter>,
 }
@@ -145,6 +183,17 @@ pub struct Analysis<'a> {
     pub unpublished: BTreeSet<(StmtId, StmtId)>,
     /// Body evaluations so far, to bound the exact unrolling of loops with a minimum count.
     evals: u64,
+    /// Loops enclosing each `if` with memory results (guards on it end at their back edges
+    /// and exits).
+    if_loops: HashMap<StmtId, Vec<StmtId>>,
+    /// Effect places resolved under a guard: (op, effect index, guard) -> place.
+    guarded: HashMap<(StmtId, usize, Guard), u32>,
+    /// Induction variables that appear in some `if` condition.
+    cond_ivs: BTreeSet<syncopt_ir::ValueId>,
+    /// Values of the induction variables of the loops being unrolled iteration by iteration
+    /// (exact trip count, constant start): conditions on them are decided, like the verifier
+    /// decides them.
+    env: BTreeMap<syncopt_ir::ValueId, i64>,
 }
 
 /// Loops are unrolled exactly (no join) for at most this many iterations when the input states
@@ -170,7 +219,24 @@ impl<'a> Analysis<'a> {
             needs: BTreeMap::new(),
             unpublished: BTreeSet::new(),
             evals: 0,
+            if_loops: HashMap::new(),
+            guarded: HashMap::new(),
+            cond_ivs: BTreeSet::new(),
+            env: BTreeMap::new(),
         };
+        k.walk(&mut |_, d| {
+            if let StmtKind::If(i) = &d.kind {
+                for &(v, _) in &i.cond.expr.terms {
+                    if let syncopt_ir::Var::Value(v) = v {
+                        if matches!(k.values[v].kind, syncopt_ir::ValueKind::Iv(_)) {
+                            a.cond_ivs.insert(v);
+                        }
+                    }
+                }
+            }
+        });
+        let mut stack = Vec::new();
+        enclosing_loops(k, k.body, &mut stack, &mut a.if_loops);
         let mut ops = HashMap::new();
         k.walk(&mut |s, d| {
             if let StmtKind::Op(op) = &d.kind {
@@ -185,6 +251,7 @@ impl<'a> Analysis<'a> {
                 .and_then(|spec| target.async_counter(spec, &op.name))
                 .filter(|c| target.counter_max(*c).is_some());
             let mut effects = Vec::new();
+            let mut raw = Vec::new();
             for e in &op.effects {
                 if !k.values[e.mem.value].kind.is_memory()
                     || !crate::place::is_workgroup(k, e.mem.value)
@@ -194,8 +261,16 @@ impl<'a> Analysis<'a> {
                 let p = mem.effect_place(k, e.mem.value, &e.mem.sel);
                 let id = a.intern(p);
                 effects.push((e.kind, id));
+                raw.push((e.mem.value, e.mem.sel.clone()));
             }
-            a.ops.insert(s, OpInfo { effects, counter });
+            a.ops.insert(
+                s,
+                OpInfo {
+                    effects,
+                    raw,
+                    counter,
+                },
+            );
         }
         a
     }
@@ -231,6 +306,7 @@ impl<'a> Analysis<'a> {
         self.needs.clear();
         self.unpublished.clear();
         self.evals = 0;
+        self.env.clear();
         let body = self.k.body;
         self.block(body, State::new());
     }
@@ -269,11 +345,26 @@ impl<'a> Analysis<'a> {
             }
             StmtKind::If(i) => {
                 let (t, e) = (i.then_block, i.else_block);
+                match self.decide(&i.cond) {
+                    Some(true) => return self.block(t, st),
+                    Some(false) => {
+                        return match e {
+                            Some(e) => self.block(e, st),
+                            None => st,
+                        }
+                    }
+                    None => {}
+                }
                 let mut out = self.block(t, st.clone());
-                let other = match e {
+                let mut other = match e {
                     Some(e) => self.block(e, st),
                     None => st,
                 };
+                if self.if_loops.contains_key(&s) {
+                    let o2 = other.clone();
+                    tag_branch(&mut other, &out, (s, 1));
+                    tag_branch(&mut out, &o2, (s, 0));
+                }
                 join_state(&mut out, &other);
                 out
             }
@@ -290,13 +381,53 @@ impl<'a> Analysis<'a> {
                     },
                 };
                 let body = f.body;
-                self.for_loop(s, body, trips, st)
+                // Pin the induction variable per iteration when conditions read it and the
+                // loop is unrolled exactly.
+                let pin = match (f.lo, trips.max) {
+                    (syncopt_ir::Bound::Const(lo), Some(n))
+                        if n == trips.min && self.cond_ivs.contains(&f.iv) =>
+                    {
+                        Some((f.iv, lo, f.step))
+                    }
+                    _ => None,
+                };
+                let out = self.for_loop(s, body, trips, st, pin);
+                if let Some((iv, _, _)) = pin {
+                    self.env.remove(&iv);
+                }
+                out
             }
             _ => st,
         }
     }
 
-    fn for_loop(&mut self, s: StmtId, body: BlockId, trips: syncopt_ir::Trips, s0: State) -> State {
+    /// Whether condition `c` is decided by the pinned induction variables.
+    fn decide(&self, c: &syncopt_ir::Cond) -> Option<bool> {
+        if c.modulo.is_some_and(|m| m == 0) {
+            return None;
+        }
+        let mut ok = true;
+        let r = c.eval(|v| match v {
+            syncopt_ir::Var::Value(v) => self.env.get(&v).copied().unwrap_or_else(|| {
+                ok = false;
+                0
+            }),
+            _ => {
+                ok = false;
+                0
+            }
+        });
+        ok.then_some(r)
+    }
+
+    fn for_loop(
+        &mut self,
+        s: StmtId,
+        body: BlockId,
+        trips: syncopt_ir::Trips,
+        s0: State,
+        mut pin: Option<(syncopt_ir::ValueId, i64, i64)>,
+    ) -> State {
         if trips.max == Some(0) {
             return s0;
         }
@@ -304,6 +435,7 @@ impl<'a> Analysis<'a> {
         let mut m = trips.min;
         if self.evals > EVAL_BUDGET {
             m = m.min(1);
+            pin = None;
         }
         let mut exits: Option<State> = if trips.min == 0 {
             Some(s0.clone())
@@ -314,6 +446,16 @@ impl<'a> Analysis<'a> {
         let mut k: u64 = 1;
         loop {
             self.evals += 1;
+            match pin {
+                Some((iv, lo, step)) if k <= m => {
+                    let v = lo.wrapping_add(((k - 1) as i64).wrapping_mul(step));
+                    self.env.insert(iv, v);
+                }
+                Some((iv, _, _)) => {
+                    self.env.remove(&iv);
+                }
+                None => {}
+            }
             let raw = self.block(body, cur.clone());
             if k >= m {
                 let ex = self.exit(s, &raw);
@@ -330,7 +472,7 @@ impl<'a> Analysis<'a> {
                     break;
                 }
                 cur = j;
-            } else if next == cur || k >= MAX_EXACT {
+            } else if (next == cur && pin.is_none()) || k >= MAX_EXACT {
                 // Every later iteration repeats this one (or the budget ran out: from here on
                 // join instead, which only lowers counts).
                 let ex = self.exit(s, &raw);
@@ -359,6 +501,9 @@ impl<'a> Analysis<'a> {
     fn rekey(&mut self, st: &State, lp: StmtId, exit: bool) -> State {
         let mut out = State::new();
         for (&(c, p, kind), e) in st {
+            let mut e = e.clone();
+            self.drop_guards(&mut e, lp);
+            let e = &e;
             let cache = if exit {
                 &self.exit_cache
             } else {
@@ -446,6 +591,64 @@ impl<'a> Analysis<'a> {
         out
     }
 
+    /// Guards on `if`s inside loop `lp` name a branch of this iteration only.
+    fn drop_guards(&self, e: &mut Entry, lp: StmtId) {
+        let inside = |g: Guard| {
+            g.is_some_and(|(s, _)| self.if_loops.get(&s).is_some_and(|l| l.contains(&lp)))
+        };
+        if let Some(l) = &mut e.live {
+            if inside(l.guard) {
+                l.guard = None;
+            }
+        }
+        let lists = std::iter::once(&mut e.last).chain(e.armed.values_mut());
+        for list in lists {
+            for x in list.iter_mut() {
+                if inside(x.2) {
+                    x.2 = None;
+                }
+            }
+        }
+    }
+
+    /// The place of effect `i` of op `s` on the paths `g` names.
+    fn effect_under(&mut self, s: StmtId, i: usize, g: Guard) -> u32 {
+        let base = self.ops[&s].effects[i].1;
+        if g.is_none() {
+            return base;
+        }
+        if let Some(&p) = self.guarded.get(&(s, i, g)) {
+            return p;
+        }
+        let (v, sel) = self.ops[&s].raw[i].clone();
+        let p = self.mem.effect_place_on(self.k, v, &sel, g);
+        let id = self.intern(p);
+        self.guarded.insert((s, i, g), id);
+        id
+    }
+
+    /// The worst conflict between a copy of `kind` into place `p` and op `s`'s effects, on the
+    /// paths guard `g` names.
+    fn worst(&mut self, s: StmtId, p: u32, kind: AccessKind, g: Guard) -> Conflict {
+        let n = self.ops[&s].effects.len();
+        let mut worst = Conflict::None;
+        for i in 0..n {
+            let xk = self.ops[&s].effects[i].0;
+            if !kinds_conflict(kind, xk) {
+                continue;
+            }
+            let xp = self.effect_under(s, i, g);
+            match self.conflict(p, xp) {
+                Conflict::CrossThread => return Conflict::CrossThread,
+                // Even a later async op of the same wave on the same counter needs the wait:
+                // the verifier does not take completion order as write order.
+                Conflict::SameThread => worst = Conflict::SameThread,
+                Conflict::None => {}
+            }
+        }
+        worst
+    }
+
     fn back_edge(&mut self, lp: StmtId, st: &State) -> State {
         self.rekey(st, lp, false)
     }
@@ -464,35 +667,16 @@ impl<'a> Analysis<'a> {
         }
         let keys: Vec<Key> = st.keys().copied().collect();
         for key @ (counter, p, kind) in keys {
-            let mut worst = Conflict::None;
-            for &(xk, xp) in &info.effects {
-                if !kinds_conflict(kind, xk) {
-                    continue;
-                }
-                match self.conflict(p, xp) {
-                    Conflict::CrossThread => worst = Conflict::CrossThread,
-                    Conflict::SameThread => {
-                        // Even a later async op of the same wave on the same counter needs the
-                        // wait: the verifier does not take completion order as write order.
-                        if worst == Conflict::None {
-                            worst = Conflict::SameThread;
-                        }
-                    }
-                    Conflict::None => {}
-                }
-            }
-            if worst == Conflict::None {
-                continue;
-            }
-            let e = &st[&key];
+            let e = st[&key].clone();
             let copy = e.copy;
-            if worst == Conflict::CrossThread {
-                for &(site, c) in &e.last.clone() {
+            for &(site, c, g) in &e.last {
+                if self.worst(s, p, kind, g) == Conflict::CrossThread {
                     self.need(site, counter, c, copy, s);
                 }
             }
-            if let Some(l) = e.live.clone() {
-                if worst == Conflict::SameThread || l.free {
+            if let Some(l) = e.live {
+                let worst = self.worst(s, p, kind, l.guard);
+                if worst == Conflict::SameThread || (worst != Conflict::None && l.free) {
                     self.need(s, counter, l.count, copy, s);
                 }
                 if worst == Conflict::CrossThread && l.free {
@@ -525,7 +709,7 @@ impl<'a> Analysis<'a> {
                 e.armed.insert(
                     id,
                     match &e.live {
-                        Some(l) => vec![(site, l.count)],
+                        Some(l) => vec![(site, l.count, l.guard)],
                         None => Vec::new(),
                     },
                 );
@@ -563,6 +747,7 @@ impl<'a> Analysis<'a> {
                 live: Some(Live {
                     count: fresh,
                     free: true,
+                    guard: None,
                 }),
                 last: Vec::new(),
                 armed: BTreeMap::new(),
@@ -617,4 +802,32 @@ fn arrive_wait(st: &mut State, id: i32) {
         }
     }
     st.retain(|_, e| !e.dead());
+}
+
+/// Records, for every `if` with memory results, the loops around it (innermost last).
+fn enclosing_loops(
+    k: &Kernel,
+    b: BlockId,
+    stack: &mut Vec<StmtId>,
+    out: &mut HashMap<StmtId, Vec<StmtId>>,
+) {
+    for &s in &k.blocks[b].stmts {
+        match &k.stmts[s].kind {
+            StmtKind::For(f) => {
+                stack.push(s);
+                enclosing_loops(k, f.body, stack, out);
+                stack.pop();
+            }
+            StmtKind::If(i) => {
+                if i.results.iter().any(|&v| k.values[v].kind.is_memory()) {
+                    out.insert(s, stack.clone());
+                }
+                enclosing_loops(k, i.then_block, stack, out);
+                if let Some(e) = i.else_block {
+                    enclosing_loops(k, e, stack, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }

@@ -10,8 +10,8 @@
 use std::collections::BTreeSet;
 
 use syncopt_ir::{
-    AccessKind, AffineExpr, BufferId, Kernel, Placement, Selector, Space, StmtKind, ValueId,
-    ValueKind, Var, ViewKind,
+    AccessKind, AffineExpr, BufferId, Kernel, Placement, Selector, Space, StmtId, StmtKind,
+    ValueId, ValueKind, Var, ViewKind,
 };
 
 /// What the bytes are relative to.
@@ -326,12 +326,42 @@ impl Memory {
 
     /// The place a whole memory value names, in the current frame.
     pub fn value_place(&self, k: &Kernel, v: ValueId) -> Place {
-        self.value_place_depth(k, v, 0)
+        self.value_place_depth(k, v, 0, None)
     }
 
-    fn value_place_depth(&self, k: &Kernel, v: ValueId, depth: u32) -> Place {
+    /// The yielded value that result `v` of `if` statement `g.0` takes on branch `g.1` (0: then,
+    /// 1: else), when `v` is one of that `if`'s results.
+    fn branch_value(k: &Kernel, v: ValueId, g: Option<(StmtId, u8)>) -> Option<ValueId> {
+        let (ifs, b) = g?;
+        let ValueKind::Result { stmt, index } = k.values[v].kind else {
+            return None;
+        };
+        if stmt != ifs {
+            return None;
+        }
+        let StmtKind::If(i) = &k.stmts[stmt].kind else {
+            return None;
+        };
+        let block = if b == 0 {
+            Some(i.then_block)
+        } else {
+            i.else_block
+        }?;
+        k.blocks[block].yields.get(index).copied()
+    }
+
+    fn value_place_depth(
+        &self,
+        k: &Kernel,
+        v: ValueId,
+        depth: u32,
+        guard: Option<(StmtId, u8)>,
+    ) -> Place {
         if depth > 32 {
             return self.unknown(v);
+        }
+        if let Some(y) = Self::branch_value(k, v, guard) {
+            return self.value_place_depth(k, y, depth + 1, guard);
         }
         match k.values[v].kind {
             ValueKind::Buffer(b) => {
@@ -349,7 +379,7 @@ impl Memory {
             },
             ValueKind::View(view) => {
                 let data = &k.views[view];
-                let inner = self.value_place_depth(k, data.base, depth + 1);
+                let inner = self.value_place_depth(k, data.base, depth + 1, guard);
                 let Region::Range(a, b) = inner.region else {
                     return self.unknown(v);
                 };
@@ -391,7 +421,19 @@ impl Memory {
 
     /// The place an effect touches.
     pub fn effect_place(&self, k: &Kernel, v: ValueId, sel: &Selector) -> Place {
-        let p = self.value_place(k, v);
+        self.effect_place_on(k, v, sel, None)
+    }
+
+    /// The place an effect touches on the paths through branch `guard.1` of `if` `guard.0`
+    /// (in the scope of that `if`'s results): its results are the branch's yields.
+    pub fn effect_place_on(
+        &self,
+        k: &Kernel,
+        v: ValueId,
+        sel: &Selector,
+        guard: Option<(StmtId, u8)>,
+    ) -> Place {
+        let p = self.value_place_depth(k, v, 0, guard);
         if matches!(p.base, Base::Unknown(_)) {
             return p;
         }

@@ -24,9 +24,12 @@ fn generated_kernels_verify_and_waits_are_maximal() {
     let (mut checked, mut waits, mut raised, mut others) = (0, 0, 0, 0);
     let mut failures: Vec<String> = Vec::new();
     // Waits whose N + 1 still verifies: the analysis is exact for buffers, views, slots and
-    // loop handles, but takes the result of an `if` (`%x = if ... yield`) as either branch's
-    // buffer on every path, which can ask for a wait the verifier, path by path, sees no need
-    // for. Bounded below, not zero.
+    // loop handles, resolves `%x = if ... yield` per branch for copies in flight on one branch
+    // only, and decides conditions on the induction variables of exactly unrolled loops; it
+    // still joins paths where the verifier, path by path, sees no need for a wait (results of
+    // an `if` when the copy is in flight on both branches, handles of nested loops, slot
+    // residues). Bounded below (measured: 1.1% here, 1.4% with SYNCOPT_LONG; 2.8% before),
+    // not zero.
     let mut not_max: Vec<String> = Vec::new();
     for seed in 0..seeds {
         let target = targets[(seed % targets.len() as u64) as usize];
@@ -112,7 +115,7 @@ fn generated_kernels_verify_and_waits_are_maximal() {
         not_max.len()
     );
     assert!(
-        not_max.len() * 10 <= raised,
+        not_max.len() * 200 <= raised * 3,
         "{} of {raised} raised waits still verify; first:\n{}",
         not_max.len(),
         not_max[0]
