@@ -879,17 +879,7 @@ impl<'a> Pass<'a> {
         run: (usize, usize),
         loc: Option<Loc>,
     ) {
-        let k = self.k;
-        let stmts = &k.blocks[block].stmts;
-        let highs = stmts[run.0..run.1]
-            .iter()
-            .filter(|&&s| {
-                matches!(
-                    k.stmts[s].kind,
-                    StmtKind::Sync(SyncOp::CondBarrier { group: Group::High })
-                )
-            })
-            .count();
+        let highs = count_cond_barriers(self.k, block, run, Group::High);
         let point = ProgramPoint {
             block,
             index: run.1,
@@ -924,17 +914,7 @@ impl<'a> Pass<'a> {
         run: (usize, usize),
         loc: Option<Loc>,
     ) {
-        let k = self.k;
-        let stmts = &k.blocks[block].stmts;
-        let lows = stmts[run.0..run.1]
-            .iter()
-            .filter(|&&s| {
-                matches!(
-                    k.stmts[s].kind,
-                    StmtKind::Sync(SyncOp::CondBarrier { group: Group::Low })
-                )
-            })
-            .count();
+        let lows = count_cond_barriers(self.k, block, run, Group::Low);
         let point = ProgramPoint {
             block,
             index: run.0,
@@ -1695,4 +1675,13 @@ fn overlap(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> bool {
         (Some((a0, a1)), Some((b0, b1))) => a0 < b1 && b0 < a1,
         _ => true,
     }
+}
+
+/// How many `cond_barrier group` statements stand in `stmts[run.0..run.1]` of `block`: the
+/// shift (or reconvergence) an earlier conversion already put there.
+fn count_cond_barriers(k: &Kernel, block: BlockId, run: (usize, usize), group: Group) -> usize {
+    k.blocks[block].stmts[run.0..run.1]
+        .iter()
+        .filter(|&&s| matches!(k.stmts[s].kind, StmtKind::Sync(SyncOp::CondBarrier { group: g }) if g == group))
+        .count()
 }
