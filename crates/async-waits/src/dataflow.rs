@@ -804,7 +804,7 @@ fn arrive_wait(st: &mut State, id: i32) {
     st.retain(|_, e| !e.dead());
 }
 
-/// Records, for every `if` with memory results, the loops around it (innermost last).
+/// Records, for every uniform `if` with memory results, the loops around it (innermost last).
 fn enclosing_loops(
     k: &Kernel,
     b: BlockId,
@@ -819,7 +819,11 @@ fn enclosing_loops(
                 stack.pop();
             }
             StmtKind::If(i) => {
-                if i.results.iter().any(|&v| k.values[v].kind.is_memory()) {
+                // Divergent ifs send waves down both branches at once: another wave's `%x`
+                // may be the other branch's yield, so only uniform ones are tracked.
+                if i.uniformity == syncopt_ir::Uniformity::Uniform
+                    && i.results.iter().any(|&v| k.values[v].kind.is_memory())
+                {
                     out.insert(s, stack.clone());
                 }
                 enclosing_loops(k, i.then_block, stack, out);

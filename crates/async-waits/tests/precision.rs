@@ -128,3 +128,63 @@ fn copy_in_an_earlier_iteration_keeps_the_wait() {
         ],
     );
 }
+
+const DIVERGENT: &str = "target gfx1250
+kernel @k() {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  op \"tensor_load\" async write %A
+  %x = if UNIFORMITY {
+    wait tensorcnt(0)
+    yield %A
+  } else {
+    yield %B
+  }
+  barrier.signal -1
+  barrier.wait -1
+  op \"ds_read\" read %x
+}
+";
+
+#[test]
+fn divergent_if_result_is_either_yield_for_other_waves() {
+    // A wave on the else branch still has the copy in flight while a wave on the then branch
+    // reads %A through %x: the barrier must wait. Uniform: every wave takes one branch.
+    let tail = [
+        "barrier.signal -1",
+        "barrier.wait -1",
+        "op \"ds_read\" read %x",
+        "}",
+    ];
+    let mut want = vec![
+        "op \"tensor_load\" async write %A",
+        "%x = if divergent tid < 32 {",
+        "wait tensorcnt(0)",
+        "yield %A",
+        "} else {",
+        "yield %B",
+        "}",
+        "wait tensorcnt(0)",
+    ];
+    want.extend(tail);
+    check(
+        &DIVERGENT.replace("UNIFORMITY", "divergent tid < 32"),
+        &want,
+    );
+    let mut want = vec![
+        "op \"tensor_load\" async write %A",
+        "%x = if uniform %c {",
+        "wait tensorcnt(0)",
+        "yield %A",
+        "} else {",
+        "yield %B",
+        "}",
+    ];
+    want.extend(tail);
+    check(
+        &DIVERGENT
+            .replace("UNIFORMITY", "uniform %c")
+            .replace("@k()", "@k(%c)"),
+        &want,
+    );
+}
