@@ -39,7 +39,9 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     if target.family() == Family::Nvidia {
         insert_commits(kernel, target);
     }
-    let mem = place::Memory::new(kernel);
+    let mut mem = place::Memory::new(kernel);
+    mem.threads =
+        u64::from(target.waves(kernel).max(1)) * u64::from(target.info().wave_size.max(1));
     let mut an = Analysis::new(kernel, &mem, target);
     report.diagnostics.extend(unknown_counters(kernel, target));
 

@@ -83,6 +83,8 @@ pub struct Memory {
     used_ivs: BTreeSet<ValueId>,
     /// Per loop: exact trip count, whether the start is constant, induction variable.
     loop_data: std::collections::BTreeMap<syncopt_ir::StmtId, (Option<u64>, bool, ValueId)>,
+    /// Threads in the workgroup (0: unknown): bounds the words `tid`-indexed accesses touch.
+    pub threads: u64,
 }
 
 impl Memory {
@@ -150,6 +152,7 @@ impl Memory {
             slot_loops: BTreeSet::new(),
             used_ivs: BTreeSet::new(),
             loop_data: Default::default(),
+            threads: 0,
         };
         for (sid, data) in k.stmts.iter() {
             if let StmtKind::For(f) = &data.kind {
@@ -805,12 +808,31 @@ fn slot_range(r: &Region) -> Option<(u64, u64)> {
     None
 }
 
-fn bytes_of(r: &Region) -> (u64, u64) {
+fn bytes_of(m: &Memory, r: &Region) -> (u64, u64) {
     match r {
         Region::Range(a, b) => (*a, *b),
         Region::Slot { lo, hi, .. } => slot_range(r).unwrap_or((*lo, *hi)),
-        Region::Word { lo, .. } => (*lo, u64::MAX),
+        Region::Word { lo, index } => word_bytes(m.threads, *lo, index).unwrap_or((*lo, u64::MAX)),
     }
+}
+
+/// The bytes `lo + 4 * index` spans over the workgroup's threads, when the index depends on
+/// the thread id alone (as the verifier bounds it).
+fn word_bytes(threads: u64, lo: u64, index: &AffineExpr) -> Option<(u64, u64)> {
+    if threads == 0 || threads > 1 << 20 || index.terms.iter().any(|&(v, _)| v != Var::Tid) {
+        return None;
+    }
+    let a = index.coef(Var::Tid) as i128;
+    let c = index.constant as i128;
+    let last = threads as i128 - 1;
+    let (w0, w1) = (c, c + a * last);
+    let (wmin, wmax) = (w0.min(w1), w0.max(w1));
+    if wmin < 0 {
+        return None;
+    }
+    let a = lo as i128 + 4 * wmin;
+    let b = lo as i128 + 4 * wmax + 4;
+    (b <= u64::MAX as i128).then_some((a as u64, b as u64))
 }
 
 impl Memory {
@@ -880,6 +902,14 @@ impl Memory {
 fn region_overlap(m: &Memory, p: &Region, q: &Region) -> Conflict {
     match (p, q) {
         (Region::Word { lo: l1, index: e1 }, Region::Word { lo: l2, index: e2 }) => {
+            if let (Some((a1, b1)), Some((a2, b2))) = (
+                word_bytes(m.threads, *l1, e1),
+                word_bytes(m.threads, *l2, e2),
+            ) {
+                if b1 <= a2 || b2 <= a1 {
+                    return Conflict::None;
+                }
+            }
             let mut d = e1.clone();
             for &(v, c) in &e2.terms {
                 d.add_term(v, -c);
@@ -934,8 +964,8 @@ fn region_overlap(m: &Memory, p: &Region, q: &Region) -> Conflict {
             }
         }
         _ => {
-            let (a1, b1) = bytes_of(p);
-            let (a2, b2) = bytes_of(q);
+            let (a1, b1) = bytes_of(m, p);
+            let (a2, b2) = bytes_of(m, q);
             if a1 < b2 && a2 < b1 {
                 Conflict::CrossThread
             } else {

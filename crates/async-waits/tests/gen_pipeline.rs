@@ -25,10 +25,12 @@ fn generated_kernels_verify_and_waits_are_maximal() {
     let mut failures: Vec<String> = Vec::new();
     // Waits whose N + 1 still verifies: the analysis is exact for buffers, views, slots and
     // loop handles, resolves `%x = if ... yield` per branch for copies in flight on one branch
-    // only, and decides conditions on the induction variables of exactly unrolled loops; it
+    // only, decides conditions on the induction variables of exactly unrolled loops, and bounds
+    // `tid`-indexed words by the workgroup size; it
     // still joins paths where the verifier, path by path, sees no need for a wait (results of
     // an `if` when the copy is in flight on both branches, handles of nested loops, slot
-    // residues). Bounded below (measured: 1.1% here, 1.4% with SYNCOPT_LONG; 2.8% before),
+    // residues). Bounded below at 1.25% (measured: 1.1% here, 1.2% with SYNCOPT_LONG; 3.3% and
+    // 2.8% before),
     // not zero.
     let mut not_max: Vec<String> = Vec::new();
     for seed in 0..seeds {
@@ -115,7 +117,7 @@ fn generated_kernels_verify_and_waits_are_maximal() {
         not_max.len()
     );
     assert!(
-        not_max.len() * 200 <= raised * 3,
+        not_max.len() * 80 <= raised,
         "{} of {raised} raised waits still verify; first:\n{}",
         not_max.len(),
         not_max[0]

@@ -188,3 +188,36 @@ fn divergent_if_result_is_either_yield_for_other_waves() {
         &want,
     );
 }
+
+const WORDS: &str = "target gfx950
+kernel @k() waves 4 {
+  %A = buffer workgroup 4096
+  %G = buffer global 4096
+  op \"gather_to_lds\" async write %A[0:1024], read %G
+  op \"gather_to_lds\" async write %A[2048:3072], read %G
+  barrier
+  op \"ds_read\" read %A[INDEX]
+}
+";
+
+#[test]
+fn thread_indexed_words_are_bounded_by_the_workgroup_size() {
+    // 4 waves of 64 threads: `%A[tid]` is bytes [0, 1024), so only the older copy is read;
+    // `%A[tid * 8]` reaches byte 8164 and reads the younger one too.
+    for (index, n) in [("tid", "1"), ("tid * 8", "0")] {
+        let src = WORDS.replace("INDEX", index);
+        let read = format!("op \"ds_read\" read %A[{index}]");
+        let wait = format!("wait vmcnt({n})");
+        check(
+            &src,
+            &[
+                "op \"gather_to_lds\" async write %A[0:1024], read %G",
+                "op \"gather_to_lds\" async write %A[2048:3072], read %G",
+                &wait,
+                "barrier",
+                &read,
+                "}",
+            ],
+        );
+    }
+}
