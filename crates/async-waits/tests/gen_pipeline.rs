@@ -26,12 +26,10 @@ fn generated_kernels_verify_and_waits_are_maximal() {
     // Waits whose N + 1 still verifies: the analysis is exact for buffers, views, slots and
     // loop handles, resolves `%x = if ... yield` per branch for copies in flight on one branch
     // only, decides conditions on the induction variables of exactly unrolled loops, and bounds
-    // `tid`-indexed words by the workgroup size; it
-    // still joins paths where the verifier, path by path, sees no need for a wait (results of
-    // an `if` when the copy is in flight on both branches, handles of nested loops, slot
-    // residues). Bounded below at 1.25% (measured: 1.1% here, 1.2% with SYNCOPT_LONG; 3.3% and
-    // 2.8% before),
-    // not zero.
+    // `tid`-indexed words by the workgroup size; it still joins paths where the verifier, path
+    // by path, sees no need for a wait (results of an `if` when the copy is in flight on both
+    // branches, handles of nested loops, slot residues). Bounded at 1.25%, not zero (measured:
+    // 1.1% here, 1.2% with SYNCOPT_LONG; 3.3% and 2.8% before).
     let mut not_max: Vec<String> = Vec::new();
     for seed in 0..seeds {
         let target = targets[(seed % targets.len() as u64) as usize];
