@@ -161,8 +161,6 @@ fn join_opt(a: &mut Option<State>, b: &State) {
 pub struct OpInfo {
     /// Workgroup effects: kind and interned place.
     pub effects: Vec<(AccessKind, u32)>,
-    /// The value and selector of each of `effects`, to resolve them again under a guard.
-    pub raw: Vec<(syncopt_ir::ValueId, syncopt_ir::Selector)>,
     /// The counter the op raises, when it is async and the target has that counter.
     pub counter: Option<Counter>,
 }
@@ -186,6 +184,9 @@ pub struct Analysis<'a> {
     /// Loops enclosing each `if` with memory results (guards on it end at their back edges
     /// and exits).
     if_loops: HashMap<StmtId, Vec<StmtId>>,
+    /// The value and selector of each workgroup effect of an op, to resolve them again under
+    /// a guard.
+    raw: HashMap<StmtId, Vec<(syncopt_ir::ValueId, syncopt_ir::Selector)>>,
     /// Effect places resolved under a guard: (op, effect index, guard) -> place.
     guarded: HashMap<(StmtId, usize, Guard), u32>,
     /// Induction variables that appear in some `if` condition.
@@ -221,6 +222,7 @@ impl<'a> Analysis<'a> {
             evals: 0,
             if_loops: HashMap::new(),
             guarded: HashMap::new(),
+            raw: HashMap::new(),
             cond_ivs: BTreeSet::new(),
             env: BTreeMap::new(),
         };
@@ -263,14 +265,10 @@ impl<'a> Analysis<'a> {
                 effects.push((e.kind, id));
                 raw.push((e.mem.value, e.mem.sel.clone()));
             }
-            a.ops.insert(
-                s,
-                OpInfo {
-                    effects,
-                    raw,
-                    counter,
-                },
-            );
+            a.ops.insert(s, OpInfo { effects, counter });
+            if !raw.is_empty() {
+                a.raw.insert(s, raw);
+            }
         }
         a
     }
@@ -503,7 +501,6 @@ impl<'a> Analysis<'a> {
         for (&(c, p, kind), e) in st {
             let mut e = e.clone();
             self.drop_guards(&mut e, lp);
-            let e = &e;
             let cache = if exit {
                 &self.exit_cache
             } else {
@@ -528,9 +525,9 @@ impl<'a> Analysis<'a> {
                 }
             };
             match out.get_mut(&(c, np, kind)) {
-                Some(x) => x.join(e),
+                Some(x) => x.join(&e),
                 None => {
-                    out.insert((c, np, kind), e.clone());
+                    out.insert((c, np, kind), e);
                 }
             }
         }
@@ -620,7 +617,9 @@ impl<'a> Analysis<'a> {
         if let Some(&p) = self.guarded.get(&(s, i, g)) {
             return p;
         }
-        let (v, sel) = self.ops[&s].raw[i].clone();
+        let Some((v, sel)) = self.raw.get(&s).and_then(|r| r.get(i)).cloned() else {
+            return self.ops[&s].effects[i].1;
+        };
         let p = self.mem.effect_place_on(self.k, v, &sel, g);
         let id = self.intern(p);
         self.guarded.insert((s, i, g), id);
@@ -629,15 +628,16 @@ impl<'a> Analysis<'a> {
 
     /// The worst conflict between a copy of `kind` into place `p` and op `s`'s effects, on the
     /// paths guard `g` names.
-    fn worst(&mut self, s: StmtId, p: u32, kind: AccessKind, g: Guard) -> Conflict {
-        let n = self.ops[&s].effects.len();
+    fn worst(&mut self, s: StmtId, info: &OpInfo, p: u32, kind: AccessKind, g: Guard) -> Conflict {
         let mut worst = Conflict::None;
-        for i in 0..n {
-            let xk = self.ops[&s].effects[i].0;
+        for (i, &(xk, base)) in info.effects.iter().enumerate() {
             if !kinds_conflict(kind, xk) {
                 continue;
             }
-            let xp = self.effect_under(s, i, g);
+            let xp = match g {
+                None => base,
+                g => self.effect_under(s, i, g),
+            };
             match self.conflict(p, xp) {
                 Conflict::CrossThread => return Conflict::CrossThread,
                 // Even a later async op of the same wave on the same counter needs the wait:
@@ -659,23 +659,36 @@ impl<'a> Analysis<'a> {
 
     /// Records what op `s` needs from the copies in flight.
     fn consume(&mut self, s: StmtId, st: &mut State) {
-        let Some(info) = self.ops.get(&s).cloned() else {
+        let Some(info) = self.ops.get(&s) else {
             return;
         };
-        if info.effects.is_empty() {
+        if info.effects.is_empty() || st.is_empty() {
             return;
         }
+        let info = info.clone();
         let keys: Vec<Key> = st.keys().copied().collect();
         for key @ (counter, p, kind) in keys {
-            let e = st[&key].clone();
-            let copy = e.copy;
-            for &(site, c, g) in &e.last {
-                if self.worst(s, p, kind, g) == Conflict::CrossThread {
+            // A guard only narrows the op's places: no conflict without one, none with one.
+            let w0 = self.worst(s, &info, p, kind, None);
+            if w0 == Conflict::None {
+                continue;
+            }
+            let e = &st[&key];
+            let (copy, last, live) = (e.copy, e.last.clone(), e.live.clone());
+            for (site, c, g) in last {
+                let w = match g {
+                    None => w0,
+                    g => self.worst(s, &info, p, kind, g),
+                };
+                if w == Conflict::CrossThread {
                     self.need(site, counter, c, copy, s);
                 }
             }
-            if let Some(l) = e.live {
-                let worst = self.worst(s, p, kind, l.guard);
+            if let Some(l) = live {
+                let worst = match l.guard {
+                    None => w0,
+                    g => self.worst(s, &info, p, kind, g),
+                };
                 if worst == Conflict::SameThread || (worst != Conflict::None && l.free) {
                     self.need(s, counter, l.count, copy, s);
                 }
