@@ -109,3 +109,37 @@ fn removing_any_inserted_sync_op_breaks_verification() {
         }
     }
 }
+
+#[test]
+fn every_inserted_counter_wait_is_the_largest_that_verifies() {
+    let mut checked = 0;
+    for (name, k, t) in inserted_kernels() {
+        for s in k.inserted_syncs() {
+            let raised = match &k.stmts[s].kind {
+                StmtKind::Sync(SyncOp::CounterWait { counter, n }) => {
+                    if t.counter_max(*counter).is_some_and(|m| *n >= m) {
+                        continue;
+                    }
+                    SyncOp::CounterWait {
+                        counter: *counter,
+                        n: n + 1,
+                    }
+                }
+                StmtKind::Sync(SyncOp::CpAsyncWait { n }) => SyncOp::CpAsyncWait { n: n + 1 },
+                _ => continue,
+            };
+            let mut up = k.clone();
+            up.stmts[s].kind = StmtKind::Sync(raised.clone());
+            checked += 1;
+            assert!(
+                !syncopt_verify::verify(&up, t).is_ok(),
+                "{name}: '{}' still verifies: the inserted wait is not the largest sound one",
+                syncopt_ir::printer::sync_op_string(&k, &raised)
+            );
+        }
+    }
+    assert!(
+        checked >= 3,
+        "the async examples should get counter waits ({checked} checked)"
+    );
+}
