@@ -7,6 +7,39 @@
 //! states can be sets of small integers.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast non-cryptographic hasher (FxHash) for the interning and memo tables: none of them
+/// is iterated, so the hash never shows in any output.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 use syncopt_ir::{
     AccessKind, AffineExpr, BufferId, EntityRef, Kernel, Loc, Placement, Selector, Space, StmtId,
@@ -106,7 +139,7 @@ impl Accesses {
             by_stmt: vec![Vec::new(); k.stmts.len()],
             ..Accesses::default()
         };
-        let mut intern: HashMap<Desc, u32> = HashMap::new();
+        let mut intern: FxMap<Desc, u32> = FxMap::default();
         let mut ops = Vec::new();
         k.walk(&mut |s, d| {
             if matches!(d.kind, StmtKind::Op(_)) {
@@ -129,11 +162,15 @@ impl Accesses {
                     AccessKind::Atomic => Mode::Atomic,
                 };
                 let desc = make_desc(k, mode, regions, &e.mem.sel, threads);
-                let n = intern.len() as u32;
-                let id = *intern.entry(desc.clone()).or_insert_with(|| {
-                    out.descs.push(desc);
-                    n
-                });
+                let id = match intern.get(&desc) {
+                    Some(&id) => id,
+                    None => {
+                        let n = intern.len() as u32;
+                        out.descs.push(desc.clone());
+                        intern.insert(desc, n);
+                        n
+                    }
+                };
                 let aid = out.accesses.len() as u32;
                 out.accesses.push(Access {
                     stmt: s,
@@ -381,11 +418,11 @@ type Rotation = (Vec<Vec<usize>>, Vec<usize>);
 struct Resolver<'k> {
     k: &'k Kernel,
     class: Vec<u32>,
-    memo: HashMap<ValueId, Vec<Region>>,
+    memo: FxMap<ValueId, Vec<Region>>,
     busy: Vec<ValueId>,
     /// Set when a result was cut short by a cycle of handles (and so may not be memoized).
     cut: bool,
-    rotations: HashMap<StmtId, Option<Rotation>>,
+    rotations: FxMap<StmtId, Option<Rotation>>,
 }
 
 impl<'k> Resolver<'k> {
@@ -417,10 +454,10 @@ impl<'k> Resolver<'k> {
         Resolver {
             k,
             class,
-            memo: HashMap::new(),
+            memo: FxMap::default(),
             busy: Vec::new(),
             cut: false,
-            rotations: HashMap::new(),
+            rotations: FxMap::default(),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Barrier insertion time on generated kernels of 1,000 .. 1,000,000 statements.
-//! `cargo bench -p syncopt-barriers --bench insert` (add `-- 10000` to cap the size).
+//! `cargo bench -p syncopt-barriers --bench insert` (add `-- 10000` to cap the size, `-- 10000
+//! only` for that size alone).
 
 use std::time::Instant;
 
@@ -12,10 +13,12 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(1_000_000);
+    // `-- 100000 only`: that size alone (for profiling under callgrind).
+    let only = std::env::args().any(|a| a == "only");
     println!("target    ops(requested)  stmts     parse_ms  insert_ms  barriers  us/stmt");
     for target in [Target::Gfx950, Target::Gfx1250] {
         for ops in [1_000usize, 10_000, 100_000, 1_000_000] {
-            if ops > cap {
+            if ops > cap || (only && ops != cap) {
                 continue;
             }
             let src = generate(&GenOptions {
@@ -36,9 +39,21 @@ fn main() {
             for _ in 0..reps {
                 let mut kk = k.clone();
                 let t = Instant::now();
-                syncopt_barriers::run(&mut kk, target, &InsertOptions::default());
+                let rep = syncopt_barriers::run(&mut kk, target, &InsertOptions::default());
                 best = best.min(t.elapsed().as_secs_f64() * 1e3);
                 inserted = kk.inserted_syncs().len();
+                // SYNCOPT_BENCH_DUMP=DIR: the result, to compare two builds' output.
+                if let Ok(dir) = std::env::var("SYNCOPT_BENCH_DUMP") {
+                    let text = format!(
+                        "{}\n{:?}\n{:?}\n{:?}\n",
+                        syncopt_ir::printer::print_kernel(&kk),
+                        rep.hazards,
+                        rep.diagnostics,
+                        rep.explain
+                    );
+                    let path = format!("{dir}/{}-{ops}.txt", target.name());
+                    std::fs::write(path, text).expect("dump written");
+                }
             }
             println!(
                 "{:<9} {:<15} {:<9} {:<9.1} {:<10.1} {:<9} {:.2}",

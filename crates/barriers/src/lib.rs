@@ -65,12 +65,27 @@ struct State {
 }
 
 /// A map kept as a sorted vector: states are small (tens of keys) and cloned often.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct VecMap {
     v: Vec<(Key, (u32, u32))>,
 }
 
+impl Clone for VecMap {
+    /// Leaves room for a few more keys: a cloned state usually grows next, and growing an
+    /// exact-capacity vector reallocates.
+    fn clone(&self) -> Self {
+        let mut v = Vec::with_capacity(self.v.len() + 8);
+        v.extend_from_slice(&self.v);
+        VecMap { v }
+    }
+}
+
 impl VecMap {
+    /// Takes the entries out, leaving an empty map with room for as many.
+    fn take(&mut self) -> Vec<(Key, (u32, u32))> {
+        let cap = self.v.len() + 8;
+        std::mem::replace(&mut self.v, Vec::with_capacity(cap))
+    }
     fn len(&self) -> usize {
         self.v.len()
     }
@@ -150,6 +165,23 @@ impl State {
         (h1 ^ self.m.len() as u64, h2)
     }
 
+    /// `self.join(&c)` where `c` is `o` after `c.carry(acc, iv, false)`, without the copy.
+    fn join_carried(&mut self, o: &State, acc: &Accesses, iv: ValueId) {
+        let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
+        if !o.m.keys().any(|k| k.carried < 2 && dep(k)) {
+            self.join(o);
+            return;
+        }
+        for (k, &(s, a)) in &o.m {
+            let mut k = *k;
+            if dep(&k) {
+                let only = acc.descs[k.desc as usize].ivs.len() == 1;
+                k.carried = if only && k.carried == 0 { 1 } else { 2 };
+            }
+            self.insert(k, s, a);
+        }
+    }
+
     fn strict_subset(&self, o: &State) -> bool {
         self.m.len() < o.m.len() && self.m.keys().all(|k| o.m.contains_key(k))
     }
@@ -160,7 +192,7 @@ impl State {
         if !self.m.keys().any(|k| k.carried < 2 && dep(k)) {
             return;
         }
-        let old = std::mem::take(&mut self.m);
+        let old = self.m.take();
         for (mut k, (s, a)) in old {
             if dep(&k) {
                 let only = acc.descs[k.desc as usize].ivs.len() == 1;
@@ -192,6 +224,8 @@ struct Ctx<'k> {
     /// Per `if`: whether its condition is false (then dead) or true (else dead) in every
     /// iteration of the constant-bound loop it depends on.
     dead: Vec<(bool, bool)>,
+    /// Per descriptor: its alias classes (bit `root % 64`) and whether it writes.
+    dmask: Vec<(u64, bool)>,
 }
 
 impl<'k> Ctx<'k> {
@@ -207,6 +241,17 @@ impl<'k> Ctx<'k> {
                 point_block.push(b.index() as u32);
             }
         }
+        let dmask = acc
+            .descs
+            .iter()
+            .map(|d| {
+                let m = d
+                    .regions
+                    .iter()
+                    .fold(0u64, |m, r| m | 1u64 << (r.root % 64));
+                (m, d.mode != Mode::Read)
+            })
+            .collect();
         let weight = block_weights(k);
         let mut allowed = vec![false; k.blocks.len()];
         let mut stage_loop = vec![false; k.stmts.len()];
@@ -221,6 +266,7 @@ impl<'k> Ctx<'k> {
             stage_loop: Vec::new(),
             summary: Vec::new(),
             dead: vec![(false, false); k.stmts.len()],
+            dmask,
         };
         for (s, d) in k.stmts.iter() {
             if let StmtKind::If(i) = &d.kind {
@@ -274,9 +320,37 @@ impl<'k> Ctx<'k> {
         all
     }
 
+    /// Keeps the first access of each descriptor.
     fn dedup(&self, v: &mut Vec<u32>) {
+        if v.len() < 2 {
+            return;
+        }
+        if v.len() <= 32 {
+            let mut n = 0;
+            for i in 0..v.len() {
+                let d = self.desc(v[i]);
+                if !v[..n].iter().any(|&a| self.desc(a) == d) {
+                    v[n] = v[i];
+                    n += 1;
+                }
+            }
+            v.truncate(n);
+            return;
+        }
         let mut seen = BTreeSet::new();
         v.retain(|&a| seen.insert(self.acc.accesses[a as usize].desc));
+    }
+
+    /// `Accesses::conflict` behind a quick filter: two descriptors with no alias class in
+    /// common, or that both only read, never conflict.
+    #[inline]
+    fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
+        let (ma, wa) = self.dmask[a as usize];
+        let (mb, wb) = self.dmask[b as usize];
+        if ma & mb == 0 || !(wa || wb) {
+            return false;
+        }
+        self.acc.conflict(a, a_carried, b)
     }
 
     fn point(&self, b: BlockId, i: usize) -> usize {
@@ -304,9 +378,12 @@ struct Sim<'c, 'k> {
     budget: u32,
     /// Oldest stamp of a pending access that conflicted where no barrier may go.
     blocked: u32,
-    hits: BTreeSet<Hit>,
+    /// Recorded hazards, unsorted and with repeats (sorted once at the end).
+    hits: Vec<Hit>,
     steps: u64,
     max_state: usize,
+    /// Spare trace buffers of `loop_fixpoint`.
+    traces: Vec<Vec<(u64, u64)>>,
 }
 
 struct Save {
@@ -328,9 +405,10 @@ impl<'c, 'k> Sim<'c, 'k> {
             marks: BTreeMap::new(),
             budget: BUDGET,
             blocked: u32::MAX,
-            hits: BTreeSet::new(),
+            hits: Vec::new(),
             steps: 0,
             max_state: 0,
+            traces: Vec::new(),
         }
     }
 
@@ -372,7 +450,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             return;
         }
-        let old = std::mem::take(&mut st.m);
+        let old = st.m.take();
         for (k, v) in old {
             if only_before.is_some_and(|m| v.0 >= m) {
                 st.insert(k, v.0, v.1);
@@ -510,8 +588,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             for &a in ids {
                 let d = c.desc(a);
                 for (k, v) in &st.m {
-                    if c.acc.conflict(k.desc, k.carried, d) {
-                        self.hits.insert((k.tag, v.1, a));
+                    if c.conflict(k.desc, k.carried, d) {
+                        self.hits.push((k.tag, v.1, a));
                     }
                 }
             }
@@ -519,7 +597,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             let mut oldest = None;
             'outer: for (k, v) in &st.m {
                 for &a in ids {
-                    if c.acc.conflict(k.desc, k.carried, c.desc(a)) {
+                    if c.conflict(k.desc, k.carried, c.desc(a)) {
                         oldest = Some(oldest.map_or(v.0, |o: u32| o.min(v.0)));
                         if c.allowed[b.index()] {
                             break 'outer;
@@ -560,7 +638,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         }
         st.m.keys().any(|k| {
             sum.iter()
-                .any(|&a| self.c.acc.conflict(k.desc, k.carried, self.c.desc(a)))
+                .any(|&a| self.c.conflict(k.desc, k.carried, self.c.desc(a)))
         })
     }
 
@@ -728,25 +806,19 @@ impl<'c, 'k> Sim<'c, 'k> {
         let mut inp = start;
         let mut rounds = 0;
         let mut prev: Option<(Vec<(u64, u64)>, State)> = None;
-        let mut trace = Vec::new();
+        let mut trace = self.traces.pop().unwrap_or_default();
         let out = loop {
-            let out = {
-                let o = self.run_block_traced(
-                    f.body,
-                    inp.clone(),
-                    prev.as_ref().map(|(t, o)| (t.as_slice(), o)),
-                    &mut trace,
-                );
-                prev = Some((std::mem::take(&mut trace), o.clone()));
-                o
-            };
+            let out = self.run_block_traced(
+                f.body,
+                inp.clone(),
+                prev.as_ref().map(|(t, o)| (t.as_slice(), o)),
+                &mut trace,
+            );
             if !repeat {
                 break out;
             }
             let mut next = entry.clone();
-            let mut back = out.clone();
-            back.carry(acc, f.iv, false);
-            next.join(&back);
+            next.join_carried(&out, acc, f.iv);
             if rounds >= 3 || self.check {
                 // From here on the input only grows, so the fixpoint is reached.
                 next.join(&inp);
@@ -756,7 +828,17 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             inp = next;
             rounds += 1;
+            // The trace of this pass becomes the previous one; the old buffer is reused.
+            let old = match prev.take() {
+                Some((t, _)) => t,
+                None => self.traces.pop().unwrap_or_default(),
+            };
+            prev = Some((std::mem::replace(&mut trace, old), out));
         };
+        self.traces.push(trace);
+        if let Some((t, _)) = prev {
+            self.traces.push(t);
+        }
         let mut exit = out;
         exit.carry(acc, f.iv, true);
         if t.min == 0 {
@@ -859,7 +941,10 @@ fn solve(c: &Ctx) -> Solution {
 fn coverage(c: &Ctx, placed: Vec<bool>) -> BTreeSet<Hit> {
     let mut sim = Sim::new(c, true, placed);
     sim.run_block(c.k.body, State::default());
-    sim.hits
+    let mut hits = sim.hits;
+    hits.sort_unstable();
+    hits.dedup();
+    hits.into_iter().collect()
 }
 
 fn kind_of(p: Mode, q: Mode) -> &'static str {
