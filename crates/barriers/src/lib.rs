@@ -70,21 +70,60 @@ struct VecMap {
     v: Vec<(Key, (u32, u32))>,
 }
 
+type Entries = Vec<(Key, (u32, u32))>;
+
+thread_local! {
+    /// Spare state buffers: states are cloned and dropped millions of times, and a buffer
+    /// from here costs no allocation.
+    static POOL: std::cell::RefCell<Vec<Entries>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An empty buffer with room for at least `cap` entries.
+fn buffer(cap: usize) -> Entries {
+    let mut v = POOL
+        .try_with(|p| p.borrow_mut().pop())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    v.reserve(cap);
+    v
+}
+
+fn recycle(mut v: Entries) {
+    if v.capacity() == 0 || v.capacity() > 4096 {
+        return;
+    }
+    v.clear();
+    let _ = POOL.try_with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < 4096 {
+            p.push(v);
+        }
+    });
+}
+
 impl Clone for VecMap {
     /// Leaves room for a few more keys: a cloned state usually grows next, and growing an
     /// exact-capacity vector reallocates.
     fn clone(&self) -> Self {
-        let mut v = Vec::with_capacity(self.v.len() + 8);
+        let mut v = buffer(self.v.len() + 8);
         v.extend_from_slice(&self.v);
         VecMap { v }
     }
 }
 
+impl Drop for VecMap {
+    fn drop(&mut self) {
+        recycle(std::mem::take(&mut self.v));
+    }
+}
+
 impl VecMap {
-    /// Takes the entries out, leaving an empty map with room for as many.
-    fn take(&mut self) -> Vec<(Key, (u32, u32))> {
+    /// Takes the entries out, leaving an empty map with room for as many (hand the vector
+    /// back with `recycle`).
+    fn take(&mut self) -> Entries {
         let cap = self.v.len() + 8;
-        std::mem::replace(&mut self.v, Vec::with_capacity(cap))
+        std::mem::replace(&mut self.v, buffer(cap))
     }
     fn len(&self) -> usize {
         self.v.len()
@@ -124,14 +163,6 @@ impl<'a> IntoIterator for &'a VecMap {
     >;
     fn into_iter(self) -> Self::IntoIter {
         self.v.iter().map(|e| (&e.0, &e.1))
-    }
-}
-
-impl IntoIterator for VecMap {
-    type Item = (Key, (u32, u32));
-    type IntoIter = std::vec::IntoIter<(Key, (u32, u32))>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.v.into_iter()
     }
 }
 
@@ -193,7 +224,7 @@ impl State {
             return;
         }
         let old = self.m.take();
-        for (mut k, (s, a)) in old {
+        for &(mut k, (s, a)) in &old {
             if dep(&k) {
                 let only = acc.descs[k.desc as usize].ivs.len() == 1;
                 k.carried = if !exit && only && k.carried == 0 {
@@ -204,6 +235,7 @@ impl State {
             }
             self.insert(k, s, a);
         }
+        recycle(old);
     }
 }
 
@@ -451,13 +483,14 @@ impl<'c, 'k> Sim<'c, 'k> {
             return;
         }
         let old = st.m.take();
-        for (k, v) in old {
+        for &(k, v) in &old {
             if only_before.is_some_and(|m| v.0 >= m) {
                 st.insert(k, v.0, v.1);
             } else if k.tag == NONE {
                 st.insert(Key { tag, ..k }, v.0, v.1);
             }
         }
+        recycle(old);
     }
 
     fn run_block(&mut self, b: BlockId, st: State) -> State {
