@@ -943,7 +943,8 @@ fn fold_cond(k: &Kernel, d: &IfData) -> (bool, bool) {
 /// Where the barriers go, and what the final placement covers.
 struct Solution {
     placed: Vec<bool>,
-    hits: BTreeSet<Hit>,
+    /// Sorted, without repeats.
+    hits: Vec<Hit>,
 }
 
 fn solve(c: &Ctx) -> Solution {
@@ -971,13 +972,14 @@ fn solve(c: &Ctx) -> Solution {
     Solution { placed, hits }
 }
 
-fn coverage(c: &Ctx, placed: Vec<bool>) -> BTreeSet<Hit> {
+/// The hazards of the placement, sorted and without repeats.
+fn coverage(c: &Ctx, placed: Vec<bool>) -> Vec<Hit> {
     let mut sim = Sim::new(c, true, placed);
     sim.run_block(c.k.body, State::default());
     let mut hits = sim.hits;
     hits.sort_unstable();
     hits.dedup();
-    hits.into_iter().collect()
+    hits
 }
 
 fn kind_of(p: Mode, q: Mode) -> &'static str {
@@ -1053,10 +1055,13 @@ fn run_once_ids(
 
     let mut covers: BTreeMap<u32, Vec<Covered>> = BTreeMap::new();
     let mut producers: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
-    let mut pairs = BTreeSet::new();
+    let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(sol.hits.len());
     let mut uncovered = BTreeSet::new();
+    // The hits come sorted by tag: each tag's lists are built in one go.
+    type TagLists = (u32, Vec<Covered>, Vec<(u32, u32)>);
+    let mut cur: Option<TagLists> = None;
     for &(tag, a, b) in &sol.hits {
-        pairs.insert((a, b));
+        pairs.push((a, b));
         let pa = &c.acc.accesses[a as usize];
         let pb = &c.acc.accesses[b as usize];
         if tag == NONE {
@@ -1066,17 +1071,35 @@ fn run_once_ids(
         if tag == INPUT {
             continue;
         }
-        let cov = Covered {
-            kind: kind_of(pa.mode, pb.mode).to_string(),
-            from: pa.loc,
-            to: pb.loc,
-        };
-        let list = covers.entry(tag).or_default();
-        if !list.contains(&cov) {
-            list.push(cov);
+        if cur.as_ref().is_none_or(|x| x.0 != tag) {
+            if let Some((t, cv, pr)) = cur.take() {
+                covers.entry(t).or_default().extend(cv);
+                producers.entry(t).or_default().extend(pr);
+            }
+            cur = Some((tag, Vec::new(), Vec::new()));
         }
-        producers.entry(tag).or_default().push((a, b));
+        let Some((_, list, prods)) = cur.as_mut() else {
+            continue;
+        };
+        let kind = kind_of(pa.mode, pb.mode);
+        if !list
+            .iter()
+            .any(|x| x.kind == kind && x.from == pa.loc && x.to == pb.loc)
+        {
+            list.push(Covered {
+                kind: kind.to_string(),
+                from: pa.loc,
+                to: pb.loc,
+            });
+        }
+        prods.push((a, b));
     }
+    if let Some((t, cv, pr)) = cur.take() {
+        covers.entry(t).or_default().extend(cv);
+        producers.entry(t).or_default().extend(pr);
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
     report.hazards = pairs.len();
     // One warning per consumer (with its first unordered producer), at most MAX_WARNINGS.
     const MAX_WARNINGS: usize = 20;
