@@ -1136,6 +1136,9 @@ fn run_once_ids(
         ));
     }
 
+    if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+        eprintln!("hazards {:?}", t0.elapsed());
+    }
     let chosen: Vec<usize> = (0..sol.placed.len()).filter(|&p| sol.placed[p]).collect();
     let split =
         info.barrier == BarrierStyle::Split || (target == Target::Sm90 && opts.named_barriers);
@@ -1189,14 +1192,35 @@ fn run_once_ids(
             items.push((wp, 1, SyncOp::Wait { id }, p as u32));
         }
     }
+    if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+        eprintln!("items {:?}", t0.elapsed());
+    }
     items.sort_by_key(|x| (x.0, x.1));
     let tags: Vec<u32> = items.iter().map(|x| x.3).collect();
     let created = kernel.insert_syncs(items.into_iter().map(|x| (x.0, x.2)).collect());
+    if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+        eprintln!("inserted {:?}", t0.elapsed());
+    }
+    // Uses left of each tag: the last one takes the list instead of copying it.
+    let mut uses: BTreeMap<u32, usize> = BTreeMap::new();
+    for &tag in &tags {
+        *uses.entry(tag).or_default() += 1;
+    }
+    report.explain.reserve(created.len());
     for (s, tag) in created.into_iter().zip(tags) {
-        report.explain.push(Explain {
-            stmt: s,
-            covers: covers.get(&tag).cloned().unwrap_or_default(),
+        let left = uses.get_mut(&tag).map(|n| {
+            *n -= 1;
+            *n
         });
+        let covers = if left == Some(0) {
+            covers.remove(&tag).unwrap_or_default()
+        } else {
+            covers.get(&tag).cloned().unwrap_or_default()
+        };
+        report.explain.push(Explain { stmt: s, covers });
+    }
+    if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+        eprintln!("explained {:?}", t0.elapsed());
     }
     report
 }
