@@ -140,13 +140,10 @@ impl Accesses {
             ..Accesses::default()
         };
         let mut intern: FxMap<Desc, u32> = FxMap::default();
+        // Each op with the threads that can run it: `if divergent tid < C` narrows them.
         let mut ops = Vec::new();
-        k.walk(&mut |s, d| {
-            if matches!(d.kind, StmtKind::Op(_)) {
-                ops.push(s);
-            }
-        });
-        for s in ops {
+        ops_with_tids(k, k.body, syncopt_ir::expr::ALL_TIDS, &mut ops);
+        for (s, tids) in ops {
             let StmtKind::Op(op) = &k.stmts[s].kind else {
                 continue;
             };
@@ -161,7 +158,13 @@ impl Accesses {
                     AccessKind::Write => Mode::Write,
                     AccessKind::Atomic => Mode::Atomic,
                 };
-                let desc = make_desc(k, mode, regions, &e.mem.sel, threads);
+                let desc = make_desc(
+                    k,
+                    mode,
+                    regions,
+                    &e.mem.sel,
+                    threads.map(|t| (tids.0.max(0), tids.1.min(t as i64))),
+                );
                 let id = match intern.get(&desc) {
                     Some(&id) => id,
                     None => {
@@ -192,12 +195,40 @@ impl Accesses {
     }
 }
 
+/// Ops reachable from `b` in program order, each with the threads `[lo, hi)` that can run it.
+fn ops_with_tids(
+    k: &Kernel,
+    b: syncopt_ir::BlockId,
+    tids: syncopt_ir::expr::TidRange,
+    out: &mut Vec<(StmtId, syncopt_ir::expr::TidRange)>,
+) {
+    for &s in &k.blocks[b].stmts {
+        match &k.stmts[s].kind {
+            StmtKind::Op(_) => out.push((s, tids)),
+            StmtKind::If(i) if i.uniformity == syncopt_ir::Uniformity::Divergent => {
+                let (t, e) = i.cond.tid_split();
+                let meet = |r: syncopt_ir::expr::TidRange| (tids.0.max(r.0), tids.1.min(r.1));
+                ops_with_tids(k, i.then_block, meet(t), out);
+                if let Some(eb) = i.else_block {
+                    ops_with_tids(k, eb, meet(e), out);
+                }
+            }
+            kind => {
+                for c in kind.child_blocks() {
+                    ops_with_tids(k, c, tids, out);
+                }
+            }
+        }
+    }
+}
+
+/// `threads`: the threads `[lo, hi)` that can run the access, when the workgroup size is known.
 fn make_desc(
     k: &Kernel,
     mode: Mode,
     mut regions: Vec<Region>,
     sel: &Selector,
-    threads: Option<u64>,
+    threads: Option<(i64, i64)>,
 ) -> Desc {
     let mut owner = None;
     match sel {
@@ -221,11 +252,13 @@ fn make_desc(
                 });
             }
             // Words touched when the index depends on `tid` alone: [min, max] over threads.
-            if let (Some(t), true) = (threads, e.terms.iter().all(|(v, _)| *v == Var::Tid)) {
+            if let (Some((t0, t1)), true) = (threads, e.terms.iter().all(|(v, _)| *v == Var::Tid)) {
                 let a = e.coef(Var::Tid) as i128;
                 let c = e.constant as i128;
-                let hi_t = t.max(1) as i128 - 1;
-                let (w0, w1) = (c.min(c + a * hi_t), c.max(c + a * hi_t));
+                let lo_t = t0 as i128;
+                let hi_t = (t1 as i128 - 1).max(lo_t);
+                let (x0, x1) = (c + a * lo_t, c + a * hi_t);
+                let (w0, w1) = (x0.min(x1), x0.max(x1));
                 for r in &mut regions {
                     if w0 >= 0 && w1 < (u64::MAX / 8) as i128 {
                         narrow(r, 4 * w0 as u64, 4 * w1 as u64 + 4);

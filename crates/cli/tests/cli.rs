@@ -296,7 +296,7 @@ fn verify_exit_codes() {
     let o = run(&["verify", &ex]);
     assert_eq!(code(&o), 1);
     assert!(
-        stderr(&o).contains(&format!("{ex}:18:22: error: race (RAW)")),
+        stderr(&o).contains(&format!("{ex}:16:22: error: race (RAW)")),
         "{}",
         stderr(&o)
     );

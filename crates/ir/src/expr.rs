@@ -104,7 +104,35 @@ pub struct Cond {
     pub cmp: Option<(CmpOp, i64)>,
 }
 
+/// Threads `[lo, hi)`; `hi` may be `i64::MAX` for "no upper bound".
+pub type TidRange = (i64, i64);
+
+/// Every thread: no restriction.
+pub const ALL_TIDS: TidRange = (0, i64::MAX);
+
 impl Cond {
+    /// For a condition on the thread id alone (`tid CMP C`, `tid + c CMP C`): the threads that
+    /// take the then-branch and those that take the else-branch, as intervals. A condition of
+    /// any other shape, or a side that is not an interval (`tid != C`), gives `ALL_TIDS`.
+    pub fn tid_split(&self) -> (TidRange, TidRange) {
+        let pure_tid = self.modulo.is_none()
+            && self.expr.terms.len() == 1
+            && self.expr.terms[0] == (Var::Tid, 1);
+        let Some((op, rhs)) = self.cmp.filter(|_| pure_tid) else {
+            return (ALL_TIDS, ALL_TIDS);
+        };
+        let r = rhs.saturating_sub(self.expr.constant);
+        let r1 = r.saturating_add(1);
+        match op {
+            CmpOp::Lt => ((0, r), (r, i64::MAX)),
+            CmpOp::Le => ((0, r1), (r1, i64::MAX)),
+            CmpOp::Gt => ((r1, i64::MAX), (0, r1)),
+            CmpOp::Ge => ((r, i64::MAX), (0, r)),
+            CmpOp::Eq => ((r, r1), ALL_TIDS),
+            CmpOp::Ne => (ALL_TIDS, (r, r1)),
+        }
+    }
+
     pub fn eval(&self, lookup: impl FnMut(Var) -> i64) -> bool {
         let mut v = self.expr.eval(lookup);
         if let Some(m) = self.modulo {

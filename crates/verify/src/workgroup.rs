@@ -158,6 +158,15 @@ struct Rec {
     issue_rel: i8,
     /// Deferred race checks: `(limit, race)`: the race holds unless `pub_rel <= limit`.
     deadlines: Vec<(i8, u32)>,
+    /// Threads `[lo, hi)` that can run the access: narrowed by enclosing `if divergent tid
+    /// CMP C` conditions, so threads that skip the branch are not counted as accessors.
+    tids: (i64, i64),
+}
+
+use syncopt_ir::expr::ALL_TIDS;
+
+fn meet(a: (i64, i64), b: (i64, i64)) -> (i64, i64) {
+    (a.0.max(b.0), a.1.min(b.1))
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -335,6 +344,8 @@ struct Checker<'k> {
     groups: u8,
     waves: u32,
     threads: u32,
+    /// Threads that can reach the statement being checked (see `Rec::tids`).
+    tids: (i64, i64),
     omin: i8,
     effs: Vec<EffInfo>,
     /// First effect id of each statement (ops only).
@@ -460,6 +471,7 @@ impl<'k> Checker<'k> {
             groups,
             waves,
             threads,
+            tids: ALL_TIDS,
             // The lowest offset any later point can have: a cond_barrier low in a loop runs
             // many times, so the static count alone is not a bound; the clamp is.
             omin: if has_cond {
@@ -1082,9 +1094,32 @@ impl<'k> Checker<'k> {
         }
     }
 
-    /// Whether a thread of group `gx` and a thread of another wave in group `gy` touch the
-    /// same word.
-    fn idx_conflict(&self, x: &Idx, gx: u8, y: &Idx, gy: u8) -> bool {
+    /// Whether two different waves can run accesses of groups `gx`/`gy` restricted to the
+    /// thread intervals `tx`/`ty`: not when one side has no thread, nor when both sides lie in
+    /// one and the same wave (a wave sees its own accesses in order).
+    fn cross_waves_in(&self, gx: u8, tx: (i64, i64), gy: u8, ty: (i64, i64)) -> bool {
+        let (x0, x1) = meet(self.thread_range(gx), tx);
+        let (y0, y1) = meet(self.thread_range(gy), ty);
+        if x0 >= x1 || y0 >= y1 {
+            return false;
+        }
+        let ws = self.info.wave_size.max(1) as i64;
+        let one_wave = |a: i64, b: i64| a / ws == (b - 1) / ws;
+        if one_wave(x0, x1) && one_wave(y0, y1) && x0 / ws == y0 / ws {
+            return false;
+        }
+        self.cross_waves(gx, gy)
+    }
+
+    /// Whether a thread of group `gx` (within threads `tx`) and a thread of another wave in
+    /// group `gy` (within `ty`) touch the same word.
+    fn idx_conflict(
+        &self,
+        x: &Idx,
+        (gx, tx): (u8, (i64, i64)),
+        y: &Idx,
+        (gy, ty): (u8, (i64, i64)),
+    ) -> bool {
         if x.params != y.params || self.threads > MAX_THREADS {
             return true;
         }
@@ -1093,8 +1128,8 @@ impl<'k> Checker<'k> {
             return false;
         }
         let ws = self.info.wave_size.max(1) as i64;
-        let (x0, x1) = self.thread_range(gx);
-        let (y0, y1) = self.thread_range(gy);
+        let (x0, x1) = meet(self.thread_range(gx), tx);
+        let (y0, y1) = meet(self.thread_range(gy), ty);
         for t in x0..x1 {
             let v = x.a.wrapping_mul(t).wrapping_add(x.c).wrapping_sub(y.c);
             if y.a == 0 {
@@ -1149,11 +1184,11 @@ impl<'k> Checker<'k> {
                         self.race_now(x, wit, yeff, kind, x.group, gy, ctx, why);
                         continue;
                     }
-                    if !self.cross_waves(x.group, gy) {
+                    if !self.cross_waves_in(x.group, x.tids, gy, self.tids) {
                         continue;
                     }
                     if let (Some(a), Some(b)) = (&x.idx, yidx) {
-                        if !self.idx_conflict(a, x.group, b, gy) {
+                        if !self.idx_conflict(a, (x.group, x.tids), b, (gy, self.tids)) {
                             continue;
                         }
                     }
@@ -1249,6 +1284,7 @@ impl<'k> Checker<'k> {
                     named_pub: false,
                     issue_rel: self.group_offset(ctx, g),
                     deadlines,
+                    tids: self.tids,
                 };
                 recs.entry(r).or_insert(None);
             }
@@ -1736,14 +1772,20 @@ impl<'k> Checker<'k> {
             t_out
         } else {
             // Each wave takes one branch; waves on the two branches run in the same phase, so
-            // the else branch also sees what the then branch left pending.
+            // the else branch also sees what the then branch left pending. A condition on the
+            // thread id also says which threads run each branch.
+            let outer = self.tids;
+            let (t_tids, e_tids) = i.cond.tid_split();
+            self.tids = meet(outer, t_tids);
             let t_out = self.block(i.then_block, env, st.clone());
             let mut mid = st.clone();
             join_into(&mut mid, t_out.clone());
+            self.tids = meet(outer, e_tids);
             let e_out = match i.else_block {
                 Some(b) => self.block(b, env, mid),
                 None => st,
             };
+            self.tids = outer;
             let mut out = t_out;
             join_into(&mut out, e_out);
             let mut scoped = self.block_results(i.then_block);
