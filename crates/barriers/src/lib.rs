@@ -258,6 +258,8 @@ struct Ctx<'k> {
     dead: Vec<(bool, bool)>,
     /// Per descriptor: its alias classes (bit `root % 64`) and whether it writes.
     dmask: Vec<(u64, bool)>,
+    /// Per loop/if: no loop or if inside it (its run does not depend on the what-if budget).
+    flat: Vec<bool>,
 }
 
 impl<'k> Ctx<'k> {
@@ -299,7 +301,18 @@ impl<'k> Ctx<'k> {
             summary: Vec::new(),
             dead: vec![(false, false); k.stmts.len()],
             dmask,
+            flat: vec![true; k.stmts.len()],
         };
+        for (_, d) in k.blocks.iter() {
+            if let Some(par) = d.parent {
+                if d.stmts
+                    .iter()
+                    .any(|&x| matches!(k.stmts[x].kind, StmtKind::For(_) | StmtKind::If(_)))
+                {
+                    c.flat[par.index()] = false;
+                }
+            }
+        }
         for (s, d) in k.stmts.iter() {
             if let StmtKind::If(i) = &d.kind {
                 c.dead[s.index()] = fold_cond(k, i);
@@ -416,6 +429,25 @@ struct Sim<'c, 'k> {
     max_state: usize,
     /// Spare trace buffers of `loop_fixpoint`.
     traces: Vec<Vec<(u64, u64)>>,
+    /// Body of the loop whose alternatives with and without a barrier at the end of the body
+    /// are being simulated, and the first body passes seen so far (they do not read that
+    /// barrier, so the second alternative reuses them).
+    share: Option<BlockId>,
+    firsts: Vec<FirstPass>,
+}
+
+/// A first pass over a loop body from `input` (with `marks`, `blocked` and `budget` at its
+/// start): the state before the body-end point, the barriers it placed and the trace.
+struct FirstPass {
+    input: Entries,
+    marks0: BTreeMap<i32, u32>,
+    blocked0: u32,
+    budget: u32,
+    out: State,
+    log: Vec<usize>,
+    marks: BTreeMap<i32, u32>,
+    blocked: u32,
+    trace: Vec<(u64, u64)>,
 }
 
 struct Save {
@@ -441,6 +473,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             steps: 0,
             max_state: 0,
             traces: Vec::new(),
+            share: None,
+            firsts: Vec::new(),
         }
     }
 
@@ -724,6 +758,16 @@ impl<'c, 'k> Sim<'c, 'k> {
             let base = self.cost;
             let mut states = Vec::new();
             let mut costs = Vec::new();
+            // A flat statement's run does not depend on the budget: the chosen alternative's
+            // run is replayed below instead of simulated again (its stamps are older than a
+            // fresh run's, but no live stamp lies between them, so every comparison agrees).
+            let flat = c.flat[s.index()];
+            let mut runs = Vec::new();
+            let share = self.share.take();
+            let firsts = std::mem::take(&mut self.firsts);
+            if let (Some(_), StmtKind::For(f)) = (end_point, &c.k.stmts[s].kind) {
+                self.share = Some(f.body);
+            }
             for &(pre, end) in &options {
                 let sv = self.save();
                 let mut st2 = st.clone();
@@ -734,10 +778,22 @@ impl<'c, 'k> Sim<'c, 'k> {
                 if let (true, Some(q)) = (end, end_point) {
                     self.place(q);
                 }
-                states.push(run(self, st2));
+                let l0 = self.log.len();
+                let out = run(self, st2);
+                if flat {
+                    runs.push((
+                        out.clone(),
+                        self.log[l0..].to_vec(),
+                        self.marks.clone(),
+                        self.blocked,
+                    ));
+                }
+                states.push(out);
                 costs.push(self.cost);
                 self.restore(sv);
             }
+            self.share = share;
+            self.firsts = firsts;
             let n = c.k.blocks[b].stmts.len();
             let mut j = i + 1;
             let mut steps = 0;
@@ -776,6 +832,15 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             if let (true, Some(q)) = (end, end_point) {
                 self.place(q);
+            }
+            if flat && !divergent {
+                let (out, log, marks, blocked) = runs.swap_remove(best);
+                for q in log {
+                    self.place(q);
+                }
+                self.marks = marks;
+                self.blocked = blocked;
+                return out;
             }
         }
         if here && divergent && !st.is_empty() && !self.placed[p] {
@@ -841,12 +906,16 @@ impl<'c, 'k> Sim<'c, 'k> {
         let mut prev: Option<(Vec<(u64, u64)>, State)> = None;
         let mut trace = self.traces.pop().unwrap_or_default();
         let out = loop {
-            let out = self.run_block_traced(
-                f.body,
-                inp.clone(),
-                prev.as_ref().map(|(t, o)| (t.as_slice(), o)),
-                &mut trace,
-            );
+            let out = if prev.is_none() && self.share == Some(f.body) {
+                self.first_pass(f.body, &inp, &mut trace)
+            } else {
+                self.run_block_traced(
+                    f.body,
+                    inp.clone(),
+                    prev.as_ref().map(|(t, o)| (t.as_slice(), o)),
+                    &mut trace,
+                )
+            };
             if !repeat {
                 break out;
             }
@@ -878,6 +947,55 @@ impl<'c, 'k> Sim<'c, 'k> {
             exit.join(&entry);
         }
         (exit, inp)
+    }
+
+    /// `run_block_traced(body, inp, None, trace)`, reusing an earlier pass from the same
+    /// input, marks, blocked stamp and budget (the new stamps of the earlier pass are older
+    /// than a fresh pass's, but no live stamp lies between the two, so every comparison
+    /// agrees).
+    fn first_pass(&mut self, body: BlockId, inp: &State, trace: &mut Vec<(u64, u64)>) -> State {
+        let n = self.c.k.blocks[body].stmts.len();
+        let q = self.c.point(body, n);
+        let hit = self.firsts.iter().position(|e| {
+            e.budget == self.budget
+                && e.blocked0 == self.blocked
+                && e.input == inp.m.v
+                && e.marks0 == self.marks
+        });
+        if let Some(h) = hit {
+            let e = &self.firsts[h];
+            let mut out = e.out.clone();
+            let log = e.log.clone();
+            trace.clear();
+            trace.extend_from_slice(&e.trace);
+            self.marks = e.marks.clone();
+            self.blocked = e.blocked;
+            for x in log {
+                self.place(x);
+            }
+            if self.placed[q] {
+                self.cross(&mut out, q as u32, None);
+            }
+            return out;
+        }
+        let marks0 = self.marks.clone();
+        let blocked0 = self.blocked;
+        let l0 = self.log.len();
+        let out = self.run_block_traced(body, inp.clone(), None, trace);
+        if !self.placed[q] {
+            self.firsts.push(FirstPass {
+                input: inp.m.v.clone(),
+                marks0,
+                blocked0,
+                budget: self.budget,
+                out: out.clone(),
+                log: self.log[l0..].to_vec(),
+                marks: self.marks.clone(),
+                blocked: self.blocked,
+                trace: trace.clone(),
+            });
+        }
+        out
     }
 
     fn run_if(&mut self, d: &IfData, entry: State) -> State {
