@@ -6,69 +6,12 @@
 
 use std::time::Instant;
 
+#[path = "../tests/support/brute_force.rs"]
+mod brute_force;
+
+use brute_force::{brute_force, uniform_ifs};
 use syncopt_gen::{generate, GenOptions};
-use syncopt_ir::{BlockId, Counter, Kernel, ProgramPoint, StmtKind, SyncOp, Uniformity};
-use syncopt_targets::{BarrierStyle, Target};
-
-fn brute_force(k: &mut Kernel, t: Target) {
-    let ids: Vec<_> = k.stmts.keys().collect();
-    for s in ids {
-        if let StmtKind::If(i) = &mut k.stmts[s].kind {
-            i.uniformity = Uniformity::Uniform;
-        }
-    }
-    let mut items = Vec::new();
-    let split = t.info().barrier == BarrierStyle::Split;
-    collect(k, t, k.body, split, &mut items);
-    k.insert_syncs(items);
-}
-
-fn collect(
-    k: &Kernel,
-    t: Target,
-    b: BlockId,
-    split: bool,
-    items: &mut Vec<(ProgramPoint, SyncOp)>,
-) {
-    for (i, &s) in k.blocks[b].stmts.iter().enumerate() {
-        let point = ProgramPoint {
-            block: b,
-            index: i + 1,
-        };
-        match &k.stmts[s].kind {
-            StmtKind::Op(od) => {
-                if let Some(spec) = od.asynchronous {
-                    match t.async_counter(spec, &od.name) {
-                        Some(Counter::CpAsync) => {
-                            items.push((point, SyncOp::CpAsyncCommit));
-                            items.push((point, SyncOp::CpAsyncWait { n: 0 }));
-                        }
-                        Some(c) => items.push((point, SyncOp::CounterWait { counter: c, n: 0 })),
-                        None => {}
-                    }
-                }
-            }
-            _ => {
-                for c in k.stmts[s].kind.child_blocks() {
-                    collect(k, t, c, split, items);
-                }
-            }
-        }
-        if split {
-            items.push((point, SyncOp::Signal { id: -1 }));
-            items.push((point, SyncOp::Wait { id: -1 }));
-        } else {
-            items.push((
-                point,
-                SyncOp::Barrier {
-                    id: 0,
-                    fence: true,
-                    threads: None,
-                },
-            ));
-        }
-    }
-}
+use syncopt_targets::Target;
 
 fn main() {
     let ops: usize = std::env::args()
@@ -85,6 +28,7 @@ fn main() {
         });
         let file = syncopt_ir::parse(&text).expect("gen output parses");
         let mut k = file.chunks[0].kernels[0].clone();
+        uniform_ifs(&mut k);
         brute_force(&mut k, t);
         let stmts = k.stmt_count();
         let mut best = f64::MAX;
