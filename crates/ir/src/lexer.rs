@@ -1,8 +1,72 @@
 //! Tokens of the text format. Hand-written: the format is small, and every error needs an
 //! exact line and column.
+//!
+//! The lexer walks bytes, dispatching on a per-byte class table: the format is ASCII outside
+//! comments and op names, and a million-statement kernel is eight million tokens, so the
+//! per-token work is kept to a table lookup and a tight scan.
 
 use crate::diag::Diagnostic;
 use crate::kernel::Loc;
+
+/// A punctuation token.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Punct {
+    Arrow,
+    Le,
+    Ge,
+    EqEq,
+    Ne,
+    LBrace,
+    RBrace,
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    Comma,
+    Eq,
+    Colon,
+    Plus,
+    Minus,
+    Star,
+    Lt,
+    Gt,
+}
+
+impl Punct {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Punct::Arrow => "->",
+            Punct::Le => "<=",
+            Punct::Ge => ">=",
+            Punct::EqEq => "==",
+            Punct::Ne => "!=",
+            Punct::LBrace => "{",
+            Punct::RBrace => "}",
+            Punct::LParen => "(",
+            Punct::RParen => ")",
+            Punct::LBracket => "[",
+            Punct::RBracket => "]",
+            Punct::Comma => ",",
+            Punct::Eq => "=",
+            Punct::Colon => ":",
+            Punct::Plus => "+",
+            Punct::Minus => "-",
+            Punct::Star => "*",
+            Punct::Lt => "<",
+            Punct::Gt => ">",
+        }
+    }
+    /// Length in bytes (and characters) of its spelling.
+    pub fn width(self) -> usize {
+        self.as_str().len()
+    }
+}
+
+impl std::fmt::Display for Punct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Tok<'a> {
@@ -18,7 +82,7 @@ pub enum Tok<'a> {
     Comment(&'a str),
     /// The chunk separator line `// -----`.
     Split,
-    Punct(&'static str),
+    Punct(Punct),
     Eof,
 }
 
@@ -44,35 +108,94 @@ pub struct Token<'a> {
     pub loc: Loc,
 }
 
+// Byte classes of the first byte of a token.
+const OTHER: u8 = 0;
+const SPACE: u8 = 1;
+const NEWLINE: u8 = 2;
+/// ASCII whitespace other than space and newline (tab, CR, VT, FF): one column each.
+const WHITE: u8 = 3;
+const DIGIT: u8 = 4;
+const ALPHA: u8 = 5;
+const PERCENT: u8 = 6;
+const AT: u8 = 7;
+const QUOTE: u8 = 8;
+const SLASH: u8 = 9;
+const PUNCT: u8 = 10;
+
+const fn classes() -> [u8; 256] {
+    let mut t = [OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = match c {
+            b' ' => SPACE,
+            b'\n' => NEWLINE,
+            b'\t' | b'\r' | 0x0b | 0x0c => WHITE,
+            b'0'..=b'9' => DIGIT,
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => ALPHA,
+            b'%' => PERCENT,
+            b'@' => AT,
+            b'"' => QUOTE,
+            b'/' => SLASH,
+            b'-' | b'<' | b'>' | b'=' | b'!' | b'{' | b'}' | b'(' | b')' | b'[' | b']' | b','
+            | b':' | b'+' | b'*' => PUNCT,
+            _ => OTHER,
+        };
+        b += 1;
+    }
+    t
+}
+
+static CLASS: [u8; 256] = classes();
+
+const fn name_chars() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'$';
+        b += 1;
+    }
+    t
+}
+
+static NAME_CHAR: [bool; 256] = name_chars();
+
 /// The punctuation at byte `i`, longest match first.
-fn punct(bytes: &[u8], i: usize) -> Option<&'static str> {
+fn punct(bytes: &[u8], i: usize) -> Option<Punct> {
     let next = bytes.get(i + 1).copied();
     Some(match bytes[i] {
-        b'-' if next == Some(b'>') => "->",
-        b'<' if next == Some(b'=') => "<=",
-        b'>' if next == Some(b'=') => ">=",
-        b'=' if next == Some(b'=') => "==",
-        b'!' if next == Some(b'=') => "!=",
-        b'{' => "{",
-        b'}' => "}",
-        b'(' => "(",
-        b')' => ")",
-        b'[' => "[",
-        b']' => "]",
-        b',' => ",",
-        b'=' => "=",
-        b':' => ":",
-        b'+' => "+",
-        b'-' => "-",
-        b'*' => "*",
-        b'<' => "<",
-        b'>' => ">",
+        b'-' if next == Some(b'>') => Punct::Arrow,
+        b'<' if next == Some(b'=') => Punct::Le,
+        b'>' if next == Some(b'=') => Punct::Ge,
+        b'=' if next == Some(b'=') => Punct::EqEq,
+        b'!' if next == Some(b'=') => Punct::Ne,
+        b'{' => Punct::LBrace,
+        b'}' => Punct::RBrace,
+        b'(' => Punct::LParen,
+        b')' => Punct::RParen,
+        b'[' => Punct::LBracket,
+        b']' => Punct::RBracket,
+        b',' => Punct::Comma,
+        b'=' => Punct::Eq,
+        b':' => Punct::Colon,
+        b'+' => Punct::Plus,
+        b'-' => Punct::Minus,
+        b'*' => Punct::Star,
+        b'<' => Punct::Lt,
+        b'>' => Punct::Gt,
         _ => return None,
     })
 }
 
-fn is_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$'
+/// End of the name starting at `start`.
+#[inline]
+fn name_end(bytes: &[u8], start: usize) -> usize {
+    let mut e = start;
+    while e < bytes.len() && NAME_CHAR[bytes[e] as usize] {
+        e += 1;
+    }
+    e
 }
 
 /// Splits `src` into tokens; the first lexical error stops it.
@@ -97,6 +220,8 @@ pub struct Lexer<'a> {
     i: usize,
     line: u32,
     col: u32,
+    /// The error that stopped the last `scan`.
+    error: Option<Box<Diagnostic>>,
 }
 
 impl<'a> Lexer<'a> {
@@ -106,6 +231,7 @@ impl<'a> Lexer<'a> {
             i: 0,
             line: 1,
             col: 1,
+            error: None,
         }
     }
 
@@ -114,43 +240,173 @@ impl<'a> Lexer<'a> {
         self.src.len() - self.i
     }
 
+    /// The source not lexed yet.
+    pub fn rest(&self) -> &'a str {
+        &self.src[self.i..]
+    }
+
     /// The next token; `Eof` (repeated) at the end.
+    #[inline]
     pub fn next_token(&mut self) -> Result<Token<'a>, Diagnostic> {
+        let t = self.scan();
+        match self.error.take() {
+            Some(d) => Err(*d),
+            None => Ok(t),
+        }
+    }
+
+    /// The next token, without a `Result` to move around on the hot path: a lexical error
+    /// gives `Eof` and leaves the diagnostic in [`Lexer::take_error`].
+    #[inline]
+    pub fn scan(&mut self) -> Token<'a> {
         let src = self.src;
         let bytes = src.as_bytes();
-        let (mut i, mut line, mut col) = (self.i, self.line, self.col);
-        let r = loop {
-            if i >= bytes.len() {
-                break Ok(Token {
+        let mut i = self.i;
+        // Whitespace: stays in registers, written back once.
+        loop {
+            let Some(&b) = bytes.get(i) else {
+                self.i = i;
+                return Token {
                     tok: Tok::Eof,
-                    loc: Loc { line, col },
-                });
-            }
-            // ASCII fast path: the format is ASCII outside comments and op names.
-            let b = bytes[i];
-            let c = if b < 0x80 {
-                b as char
-            } else {
-                src[i..].chars().next().expect("in bounds")
+                    loc: Loc {
+                        line: self.line,
+                        col: self.col,
+                    },
+                };
             };
-            let loc = Loc { line, col };
-            if c == ' ' {
-                i += 1;
-                col += 1;
-                continue;
+            match CLASS[b as usize] {
+                SPACE | WHITE => {
+                    i += 1;
+                    self.col += 1;
+                }
+                NEWLINE => {
+                    i += 1;
+                    self.line += 1;
+                    self.col = 1;
+                }
+                _ if b >= 0x80 => {
+                    // Non-ASCII whitespace counts one column, like a space.
+                    let c = src[i..].chars().next().expect("in bounds");
+                    if !c.is_whitespace() {
+                        break;
+                    }
+                    i += c.len_utf8();
+                    self.col += 1;
+                }
+                _ => break,
             }
-            if c == '\n' {
-                i += 1;
-                line += 1;
-                col = 1;
-                continue;
+        }
+        let b = bytes[i];
+        let loc = Loc {
+            line: self.line,
+            col: self.col,
+        };
+        let (tok, end) = match CLASS[b as usize] {
+            ALPHA => {
+                let end = name_end(bytes, i + 1);
+                (Tok::Word(&src[i..end]), end)
             }
-            if c.is_whitespace() {
-                i += c.len_utf8();
-                col += 1;
-                continue;
+            PERCENT | AT => {
+                let end = name_end(bytes, i + 1);
+                if end == i + 1 {
+                    return self.fail(
+                        i,
+                        Diagnostic::error(
+                            Some(loc),
+                            format!("expected a name after '{}'", b as char),
+                        ),
+                    );
+                }
+                let name = &src[i + 1..end];
+                let tok = if b == b'%' {
+                    Tok::Value(name)
+                } else {
+                    Tok::Symbol(name)
+                };
+                (tok, end)
             }
-            if b == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            PUNCT => match punct(bytes, i) {
+                Some(p) => (Tok::Punct(p), i + p.width()),
+                None => return self.unexpected(i, loc),
+            },
+            DIGIT => {
+                let mut end = i;
+                let mut v: u64 = 0;
+                let mut digits_only = true;
+                while end < bytes.len() && bytes[end].is_ascii_alphanumeric() {
+                    let d = bytes[end].wrapping_sub(b'0');
+                    if d < 10 {
+                        v = v.wrapping_mul(10).wrapping_add(d as u64);
+                    } else {
+                        digits_only = false;
+                    }
+                    end += 1;
+                }
+                // Up to 18 decimal digits cannot overflow an i64; anything else takes the
+                // general (and error-reporting) path.
+                let v = if digits_only && end - i <= 18 {
+                    v as i64
+                } else {
+                    let text = &src[i..end];
+                    let value = if let Some(hex) = text.strip_prefix("0x") {
+                        i64::from_str_radix(hex, 16)
+                    } else {
+                        text.parse::<i64>()
+                    };
+                    match value {
+                        Ok(v) => v,
+                        Err(_) => {
+                            return self.fail(
+                                i,
+                                Diagnostic::error(Some(loc), format!("invalid integer '{text}'")),
+                            );
+                        }
+                    }
+                };
+                (Tok::Int(v), end)
+            }
+            QUOTE => {
+                let mut j = i + 1;
+                let mut ascii = true;
+                loop {
+                    match bytes.get(j) {
+                        None | Some(b'\n') => {
+                            return self
+                                .fail(i, Diagnostic::error(Some(loc), "unterminated string"));
+                        }
+                        Some(b'"') => break,
+                        Some(b'\\') => {
+                            return self.fail(
+                                i,
+                                Diagnostic::error(
+                                    Some(Loc {
+                                        line: loc.line,
+                                        // Columns count characters, and the string may hold non-ASCII.
+                                        col: loc.col + src[i..j].chars().count() as u32,
+                                    }),
+                                    "escapes are not allowed in op names",
+                                ),
+                            );
+                        }
+                        Some(&c) => {
+                            ascii &= c < 0x80;
+                            j += 1;
+                        }
+                    }
+                }
+                let width = if ascii {
+                    (j + 1 - i) as u32
+                } else {
+                    src[i..=j].chars().count() as u32
+                };
+                self.i = j + 1;
+                self.col += width;
+                return Token {
+                    tok: Tok::Str(&src[i + 1..j]),
+                    loc,
+                };
+            }
+            SLASH if bytes.get(i + 1) == Some(&b'/') => {
                 let end = src[i..].find('\n').map_or(src.len(), |e| i + e);
                 let text = &src[i + 2..end];
                 let trimmed = text.trim();
@@ -159,117 +415,40 @@ impl<'a> Lexer<'a> {
                 } else {
                     Tok::Comment(text.strip_prefix(' ').unwrap_or(text).trim_end())
                 };
-                let token = Token { tok, loc };
-                col += src[i..end].chars().count() as u32;
-                i = end;
-                break Ok(token);
+                self.i = end;
+                self.col += src[i..end].chars().count() as u32;
+                return Token { tok, loc };
             }
-            let take_name = |start: usize| -> usize {
-                let mut e = start;
-                while e < bytes.len() && is_name_char(bytes[e] as char) {
-                    e += 1;
-                }
-                e
-            };
-            if c == '%' || c == '@' {
-                let end = take_name(i + 1);
-                if end == i + 1 {
-                    return Err(Diagnostic::error(
-                        Some(loc),
-                        format!("expected a name after '{c}'"),
-                    ));
-                }
-                let name = &src[i + 1..end];
-                let token = Token {
-                    tok: if c == '%' {
-                        Tok::Value(name)
-                    } else {
-                        Tok::Symbol(name)
-                    },
-                    loc,
-                };
-                col += (end - i) as u32;
-                i = end;
-                break Ok(token);
-            }
-            if c.is_ascii_digit() {
-                let mut end = i;
-                while end < bytes.len() && bytes[end].is_ascii_alphanumeric() {
-                    end += 1;
-                }
-                let text = &src[i..end];
-                let value = if let Some(hex) = text.strip_prefix("0x") {
-                    i64::from_str_radix(hex, 16)
-                } else {
-                    text.parse::<i64>()
-                };
-                let v = value.map_err(|_| {
-                    Diagnostic::error(Some(loc), format!("invalid integer '{text}'"))
-                })?;
-                let token = Token {
-                    tok: Tok::Int(v),
-                    loc,
-                };
-                col += (end - i) as u32;
-                i = end;
-                break Ok(token);
-            }
-            if c.is_ascii_alphabetic() || c == '_' {
-                let end = take_name(i);
-                let token = Token {
-                    tok: Tok::Word(&src[i..end]),
-                    loc,
-                };
-                col += (end - i) as u32;
-                i = end;
-                break Ok(token);
-            }
-            if c == '"' {
-                let mut j = i + 1;
-                loop {
-                    match src[j..].chars().next() {
-                        None | Some('\n') => {
-                            return Err(Diagnostic::error(Some(loc), "unterminated string"));
-                        }
-                        Some('"') => break,
-                        Some('\\') => {
-                            return Err(Diagnostic::error(
-                                Some(Loc {
-                                    line,
-                                    // Columns count characters, and the string may hold non-ASCII.
-                                    col: col + src[i..j].chars().count() as u32,
-                                }),
-                                "escapes are not allowed in op names",
-                            ));
-                        }
-                        Some(ch) => j += ch.len_utf8(),
-                    }
-                }
-                let token = Token {
-                    tok: Tok::Str(&src[i + 1..j]),
-                    loc,
-                };
-                col += src[i..=j].chars().count() as u32;
-                i = j + 1;
-                break Ok(token);
-            }
-            if let Some(p) = punct(bytes, i) {
-                let token = Token {
-                    tok: Tok::Punct(p),
-                    loc,
-                };
-                i += p.len();
-                col += p.len() as u32;
-                break Ok(token);
-            }
-            return Err(Diagnostic::error(
+            _ => return self.unexpected(i, loc),
+        };
+        self.i = end;
+        // Every token but comments and strings is ASCII: one column per byte.
+        self.col += (end - i) as u32;
+        Token { tok, loc }
+    }
+
+    /// The diagnostic of the lexical error that ended the last `scan`, if any.
+    pub fn take_error(&mut self) -> Option<Diagnostic> {
+        self.error.take().map(|d| *d)
+    }
+
+    #[cold]
+    fn fail(&mut self, i: usize, d: Diagnostic) -> Token<'a> {
+        self.i = i;
+        let loc = d.loc.unwrap_or_default();
+        self.error = Some(Box::new(d));
+        Token { tok: Tok::Eof, loc }
+    }
+
+    #[cold]
+    fn unexpected(&mut self, i: usize, loc: Loc) -> Token<'a> {
+        let c = self.src[i..].chars().next().expect("in bounds");
+        self.fail(
+            i,
+            Diagnostic::error(
                 Some(loc),
                 format!("unexpected character '{}'", c.escape_debug()),
-            ));
-        };
-        self.i = i;
-        self.line = line;
-        self.col = col;
-        r
+            ),
+        )
     }
 }

@@ -2,6 +2,12 @@
 //!
 //! Names are resolved while parsing, with lexical block scopes, so an undeclared or misused
 //! name is reported at its own line and column.
+//!
+//! Speed matters here (a million-statement kernel is 40 MB of text): the parser holds the
+//! current token by value and moves comments aside as it advances, resolves names in one flat
+//! table with an undo log per scope (one hash lookup per use, keys borrowed from the source),
+//! collects each block's statements and each op's effects on shared stacks so that every list
+//! is allocated once at its final size, and reserves the arenas from the input size.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -9,7 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::diag::Diagnostic;
 use crate::expr::{AffineExpr, CmpOp, Cond, Var};
 use crate::kernel::*;
-use crate::lexer::{Lexer, Tok, Token};
+use crate::lexer::{Lexer, Punct as P, Tok, Token};
 use crate::sync::{FlagId, SyncOp};
 use crate::vocab::{AccessKind, Counter, Group, Pipe, Space, Uniformity};
 
@@ -23,15 +29,24 @@ pub fn parse_file(src: &str) -> Vec<Result<Module, Diagnostic>> {
     loop {
         let mut p = Parser {
             lex: lexer,
-            buf: VecDeque::new(),
+            cur: Token {
+                tok: Tok::Eof,
+                loc: Loc::default(),
+            },
+            ahead: VecDeque::new(),
             ended: None,
             file_end: false,
             lex_err: None,
-            scopes: Vec::new(),
+            names: Names::default(),
+            undo: Vec::new(),
+            scope_marks: Vec::new(),
+            stmt_stack: Vec::new(),
+            effect_stack: Vec::new(),
             kernel: None,
             pending: Vec::new(),
             depth: 0,
         };
+        p.advance();
         let res = p.module();
         // Skip what an error left of the chunk, up to its `// -----` or the end of the file.
         while p.ended.is_none() {
@@ -71,43 +86,74 @@ pub fn parse(src: &str) -> Result<File, Diagnostic> {
 
 type PResult<T> = Result<T, Diagnostic>;
 
-/// Names in one block. FNV-1a: names are short and not attacker-chosen in a way that matters
-/// (a slow lookup is the worst case), and SipHash showed up in parse profiles.
-type Scope = HashMap<String, ValueId, BuildHasherDefault<Fnv>>;
+/// Every name in scope, with the depth of the scope that declared it. Inner declarations
+/// shadow outer ones; the undo log puts the outer binding back when the inner scope closes.
+type Names<'a> = HashMap<&'a str, (ValueId, u32), BuildHasherDefault<NameHasher>>;
 
-struct Fnv(u64);
+/// A multiplicative hash over 8-byte words: names are short and not attacker-chosen in a way
+/// that matters (a slow lookup is the worst case), and SipHash showed up in parse profiles.
+#[derive(Default)]
+struct NameHasher(u64);
 
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
+impl NameHasher {
+    #[inline]
+    fn mix(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
 
-impl Hasher for Fnv {
+impl Hasher for NameHasher {
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
         }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(w));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.mix(i as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.mix(i as u64);
     }
 }
 
 struct Parser<'a> {
     lex: Lexer<'a>,
-    /// Lookahead: the current token first.
-    buf: VecDeque<Token<'a>>,
+    /// The current token (never a comment: comments move to `pending` as the parser advances).
+    cur: Token<'a>,
+    /// Tokens after `cur` read for lookahead (comments included).
+    ahead: VecDeque<Token<'a>>,
     /// Where this chunk ends (its `// -----`, the end of the file, or a lexical error): from
     /// there on the parser sees `Eof`.
     ended: Option<Loc>,
     /// The chunk ended at the end of the file.
     file_end: bool,
     lex_err: Option<Diagnostic>,
-    scopes: Vec<Scope>,
+    names: Names<'a>,
+    /// Bindings replaced by declarations of the open scopes: `(name, previous binding)`.
+    undo: Vec<(&'a str, Option<(ValueId, u32)>)>,
+    /// Length of `undo` when each open scope began; its length is the current depth.
+    scope_marks: Vec<usize>,
+    /// Statements of the open blocks, innermost last; a block takes its own when it closes.
+    stmt_stack: Vec<StmtId>,
+    /// Effects of the op being parsed.
+    effect_stack: Vec<Effect>,
     kernel: Option<Kernel>,
     /// Comments read but not yet attached to the next item.
-    pending: Vec<String>,
+    pending: Vec<&'a str>,
     /// Open blocks and parentheses: bounded, so hostile input cannot overflow the stack.
     depth: u32,
 }
@@ -116,86 +162,111 @@ struct Parser<'a> {
 pub const MAX_NESTING: u32 = 100;
 
 impl<'a> Parser<'a> {
-    /// Reads one more token into the lookahead.
-    fn pull(&mut self) {
-        let tok = match self.ended {
-            Some(loc) => Token { tok: Tok::Eof, loc },
-            None => match self.lex.next_token() {
-                Ok(t) if matches!(t.tok, Tok::Split | Tok::Eof) => {
-                    self.file_end = t.tok == Tok::Eof;
-                    self.ended = Some(t.loc);
-                    Token {
-                        tok: Tok::Eof,
-                        loc: t.loc,
-                    }
-                }
-                Ok(t) => t,
-                Err(d) => {
-                    let loc = d.loc.unwrap_or_default();
-                    self.lex_err = Some(d);
-                    self.file_end = true;
-                    self.ended = Some(loc);
-                    Token { tok: Tok::Eof, loc }
-                }
-            },
-        };
-        self.buf.push_back(tok);
-    }
-    /// The `n`-th token of the lookahead, comments included.
-    fn at(&mut self, n: usize) -> &Token<'a> {
-        while self.buf.len() <= n {
-            self.pull();
+    /// Reads one more raw token from the lexer (comments included).
+    #[inline]
+    fn pull(&mut self) -> Token<'a> {
+        if self.ended.is_some() {
+            return self.end_token();
         }
-        &self.buf[n]
+        let t = self.lex.scan();
+        match t.tok {
+            Tok::Split | Tok::Eof => self.chunk_end(t),
+            _ => t,
+        }
     }
-    fn peek(&mut self) -> &Tok<'a> {
-        self.skip_comments();
-        &self.at(0).tok
+    #[cold]
+    fn end_token(&self) -> Token<'a> {
+        Token {
+            tok: Tok::Eof,
+            loc: self.ended.unwrap_or_default(),
+        }
     }
-    fn peek_at(&mut self, n: usize) -> &Tok<'a> {
-        self.skip_comments();
+    /// The chunk ends at `t`: a `// -----`, the end of the file or a lexical error.
+    #[cold]
+    fn chunk_end(&mut self, t: Token<'a>) -> Token<'a> {
+        if let Some(d) = self.lex.take_error() {
+            let loc = d.loc.unwrap_or_default();
+            self.lex_err = Some(d);
+            self.file_end = true;
+            self.ended = Some(loc);
+            return Token { tok: Tok::Eof, loc };
+        }
+        self.file_end = t.tok == Tok::Eof;
+        self.ended = Some(t.loc);
+        Token {
+            tok: Tok::Eof,
+            loc: t.loc,
+        }
+    }
+    /// Makes the next non-comment token current; comments on the way wait in `pending`.
+    #[inline]
+    fn advance(&mut self) {
+        loop {
+            let t = match self.ahead.pop_front() {
+                Some(t) => t,
+                None => self.pull(),
+            };
+            if let Tok::Comment(c) = t.tok {
+                self.pending.push(c);
+                continue;
+            }
+            self.cur = t;
+            return;
+        }
+    }
+    #[inline]
+    fn peek(&self) -> Tok<'a> {
+        self.cur.tok
+    }
+    /// The `n`-th token after the current one, comments skipped; `Eof` past the end.
+    fn peek_at(&mut self, n: usize) -> Tok<'a> {
+        if n == 0 || matches!(self.cur.tok, Tok::Eof) {
+            return self.cur.tok;
+        }
         let mut i = 0;
         let mut left = n;
-        while left > 0 {
-            i += 1;
-            match self.at(i).tok {
-                Tok::Eof => break,
+        loop {
+            while self.ahead.len() <= i {
+                let t = self.pull();
+                self.ahead.push_back(t);
+            }
+            match self.ahead[i].tok {
+                Tok::Eof => return Tok::Eof,
                 Tok::Comment(_) => {}
-                _ => left -= 1,
+                t => {
+                    left -= 1;
+                    if left == 0 {
+                        return t;
+                    }
+                }
             }
+            i += 1;
         }
-        &self.at(i).tok
     }
-    fn loc(&mut self) -> Loc {
-        self.skip_comments();
-        self.at(0).loc
-    }
-    fn skip_comments(&mut self) {
-        while let Tok::Comment(_) = self.at(0).tok {
-            if let Some(Token {
-                tok: Tok::Comment(c),
-                ..
-            }) = self.buf.pop_front()
-            {
-                self.pending.push(c.to_string());
-            }
-        }
+    #[inline]
+    fn loc(&self) -> Loc {
+        self.cur.loc
     }
     fn take_comments(&mut self) -> Vec<String> {
-        self.skip_comments();
-        std::mem::take(&mut self.pending)
+        if self.pending.is_empty() {
+            return Vec::new();
+        }
+        self.pending.drain(..).map(str::to_string).collect()
     }
+    #[inline]
     fn bump(&mut self) {
         self.take();
     }
     /// Moves the current token out and advances; `Eof` stays put.
+    #[inline]
     fn take(&mut self) -> Tok<'a> {
-        self.skip_comments();
-        if matches!(self.at(0).tok, Tok::Eof) {
-            return Tok::Eof;
+        let t = self.cur.tok;
+        if !matches!(t, Tok::Eof) {
+            self.advance();
         }
-        self.buf.pop_front().map_or(Tok::Eof, |t| t.tok)
+        t
     }
+    #[cold]
     fn err<T>(&mut self, expected: &str) -> PResult<T> {
         let loc = self.loc();
         let found = self.peek().describe();
@@ -204,12 +275,15 @@ impl<'a> Parser<'a> {
             format!("expected {expected}, found {found}"),
         ))
     }
-    fn is_word(&mut self, w: &str) -> bool {
-        matches!(self.peek(), Tok::Word(x) if *x == w)
+    #[inline]
+    fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Tok::Word(x) if x == w)
     }
-    fn is_punct(&mut self, p: &str) -> bool {
-        matches!(self.peek(), Tok::Punct(x) if *x == p)
+    #[inline]
+    fn is_punct(&self, p: P) -> bool {
+        matches!(self.peek(), Tok::Punct(x) if x == p)
     }
+    #[inline]
     fn eat_word(&mut self, w: &str) -> bool {
         if self.is_word(w) {
             self.bump();
@@ -218,7 +292,8 @@ impl<'a> Parser<'a> {
             false
         }
     }
-    fn eat_punct(&mut self, p: &str) -> bool {
+    #[inline]
+    fn eat_punct(&mut self, p: P) -> bool {
         if self.is_punct(p) {
             self.bump();
             true
@@ -234,7 +309,8 @@ impl<'a> Parser<'a> {
             self.err(&format!("'{w}'"))
         }
     }
-    fn expect_punct(&mut self, p: &str) -> PResult<Loc> {
+    #[inline]
+    fn expect_punct(&mut self, p: P) -> PResult<Loc> {
         let loc = self.loc();
         if self.eat_punct(p) {
             Ok(loc)
@@ -244,7 +320,7 @@ impl<'a> Parser<'a> {
     }
     fn word(&mut self, what: &str) -> PResult<(&'a str, Loc)> {
         let loc = self.loc();
-        match *self.peek() {
+        match self.peek() {
             Tok::Word(w) => {
                 self.bump();
                 Ok((w, loc))
@@ -254,8 +330,8 @@ impl<'a> Parser<'a> {
     }
     fn int(&mut self, what: &str) -> PResult<(i64, Loc)> {
         let loc = self.loc();
-        let neg = self.eat_punct("-");
-        match *self.peek() {
+        let neg = self.eat_punct(P::Minus);
+        match self.peek() {
             Tok::Int(i) => {
                 self.bump();
                 Ok((if neg { -i } else { i }, loc))
@@ -279,57 +355,68 @@ impl<'a> Parser<'a> {
         }
         Ok((v, loc))
     }
+    #[inline]
     fn k(&mut self) -> &mut Kernel {
         self.kernel.as_mut().expect("inside a kernel")
     }
 
     // ---- names ----
 
-    fn declare(&mut self, name: String, loc: Loc, kind: ValueKind) -> PResult<ValueId> {
-        if let Some(&prev) = self.scopes.last().and_then(|s| s.get(&name)) {
-            let prev_loc = self.k().values[prev].loc;
-            let mut d = Diagnostic::error(
-                Some(loc),
-                format!("'%{name}' is already defined in this scope"),
-            );
-            if prev_loc.is_some() {
-                d = d.with_note(prev_loc, "previous definition is here");
+    fn open_scope(&mut self) {
+        self.scope_marks.push(self.undo.len());
+    }
+    fn close_scope(&mut self) {
+        let mark = self.scope_marks.pop().expect("open scope");
+        while self.undo.len() > mark {
+            let (name, prev) = self.undo.pop().expect("above the mark");
+            match prev {
+                Some(b) => {
+                    self.names.insert(name, b);
+                }
+                None => {
+                    self.names.remove(name);
+                }
             }
-            return Err(d);
+        }
+    }
+    fn declare(&mut self, name: &'a str, loc: Loc, kind: ValueKind) -> PResult<ValueId> {
+        let depth = self.scope_marks.len() as u32;
+        if let Some(&(prev, d)) = self.names.get(name) {
+            if d == depth {
+                let prev_loc = self.k().values[prev].loc;
+                let mut d = Diagnostic::error(
+                    Some(loc),
+                    format!("'%{name}' is already defined in this scope"),
+                );
+                if prev_loc.is_some() {
+                    d = d.with_note(prev_loc, "previous definition is here");
+                }
+                return Err(d);
+            }
         }
         let v = self.k().values.push(ValueData {
-            name: name.clone(),
+            name: name.to_string(),
             kind,
             loc: Some(loc),
         });
-        self.scopes.last_mut().expect("scope").insert(name, v);
+        let prev = self.names.insert(name, (v, depth));
+        self.undo.push((name, prev));
         Ok(v)
     }
+    #[inline]
     fn lookup(&mut self, name: &str, loc: Loc) -> PResult<ValueId> {
-        for s in self.scopes.iter().rev() {
-            if let Some(&v) = s.get(name) {
-                return Ok(v);
-            }
+        match self.names.get(name) {
+            Some(&(v, _)) => Ok(v),
+            None => Err(Diagnostic::error(
+                Some(loc),
+                format!("use of undeclared name '%{name}'"),
+            )),
         }
-        Err(Diagnostic::error(
-            Some(loc),
-            format!("use of undeclared name '%{name}'"),
-        ))
     }
-    fn value_name(&mut self, what: &str) -> PResult<(String, Loc)> {
+    /// A `%name` (borrowed from the source).
+    fn value_name(&mut self, what: &str) -> PResult<(&'a str, Loc)> {
         let loc = self.loc();
         match self.peek() {
-            Tok::Value(_) => match self.take() {
-                Tok::Value(v) => Ok((v.to_string(), loc)),
-                _ => unreachable!("peeked a value"),
-            },
-            _ => self.err(what),
-        }
-    }
-    /// A `%name` without copying it.
-    fn value_str(&mut self, what: &str) -> PResult<(&'a str, Loc)> {
-        let loc = self.loc();
-        match *self.peek() {
             Tok::Value(v) => {
                 self.bump();
                 Ok((v, loc))
@@ -338,7 +425,7 @@ impl<'a> Parser<'a> {
         }
     }
     fn memory_value(&mut self) -> PResult<ValueId> {
-        let (name, loc) = self.value_str("a buffer, view or handle ('%name')")?;
+        let (name, loc) = self.value_name("a buffer, view or handle ('%name')")?;
         let v = self.lookup(name, loc)?;
         if !self.k().values[v].kind.is_memory() {
             return Err(Diagnostic::error(
@@ -373,7 +460,7 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek() {
                 Tok::Eof => break,
-                Tok::Word(w) if *w == "kernel" => {
+                Tok::Word("kernel") => {
                     let comments = self.take_comments();
                     if m.kernels.is_empty() && m.target.is_none() && m.comments.is_empty() {
                         m.comments = comments;
@@ -384,7 +471,7 @@ impl<'a> Parser<'a> {
                         m.kernels.push(k);
                     }
                 }
-                Tok::Word(w) if *w == "target" => {
+                Tok::Word("target") => {
                     let loc = self.loc();
                     return Err(Diagnostic::error(
                         Some(loc),
@@ -400,38 +487,42 @@ impl<'a> Parser<'a> {
 
     fn kernel(&mut self, comments: Vec<String>) -> PResult<Kernel> {
         let loc = self.expect_word("kernel")?;
-        let name_loc = self.loc();
-        let name = match *self.peek() {
+        let name = match self.peek() {
             Tok::Symbol(s) => {
                 self.bump();
                 s
             }
             _ => return self.err("a kernel name ('@name')"),
         };
-        let _ = name_loc;
         let mut k = Kernel::new(name, loc);
-        // Generated and real kernels spend 30-50 bytes of text per statement; reserving for
-        // the rest of the input saves regrowing (and copying) the arenas of large kernels.
-        let hint = self.lex.remaining() / 48;
+        // Generated and real kernels spend 35-50 bytes of text per statement. Reserving for
+        // the rest of the input saves regrowing (and copying) the arenas of large kernels;
+        // erring high costs only address space, as pages never written are never touched.
+        let hint = self.lex.remaining() / 32;
         k.stmts.reserve(hint);
         k.values.reserve(hint / 4);
+        k.blocks.reserve(hint / 3);
         k.comments = comments;
         self.kernel = Some(k);
-        self.scopes = vec![Scope::default()];
-        if self.eat_punct("(") && !self.eat_punct(")") {
+        self.names.clear();
+        self.undo.clear();
+        self.scope_marks.clear();
+        self.stmt_stack.clear();
+        self.open_scope();
+        if self.eat_punct(P::LParen) && !self.eat_punct(P::RParen) {
             loop {
                 let (pname, ploc) = self.value_name("a parameter ('%name')")?;
-                let default = if self.eat_punct("=") {
+                let default = if self.eat_punct(P::Eq) {
                     Some(self.int("a default value")?.0)
                 } else {
                     None
                 };
                 let v = self.declare(pname, ploc, ValueKind::Param { default })?;
                 self.k().params.push(v);
-                if self.eat_punct(")") {
+                if self.eat_punct(P::RParen) {
                     break;
                 }
-                self.expect_punct(",")?;
+                self.expect_punct(P::Comma)?;
             }
         }
         if self.eat_word("waves") {
@@ -452,17 +543,18 @@ impl<'a> Parser<'a> {
                 "'yield' outside a loop or an if: the kernel body has nothing to yield to",
             ));
         }
-        self.scopes.clear();
+        self.close_scope();
         Ok(self.kernel.take().expect("kernel"))
     }
 
     /// Parses `{ stmt* [yield ...] }` into an existing block, in a new scope.
     fn block_contents(&mut self, block: BlockId) -> PResult<()> {
-        let open = self.expect_punct("{")?;
+        let open = self.expect_punct(P::LBrace)?;
         self.enter(open)?;
-        self.scopes.push(Scope::default());
+        self.open_scope();
+        let first = self.stmt_stack.len();
         loop {
-            if self.is_punct("}") {
+            if self.is_punct(P::RBrace) {
                 let c = self.take_comments();
                 self.k().blocks[block].trailing_comments = c;
                 self.bump();
@@ -475,7 +567,7 @@ impl<'a> Parser<'a> {
                 let mut vals = Vec::new();
                 loop {
                     vals.push(self.memory_value()?);
-                    if !self.eat_punct(",") {
+                    if !self.eat_punct(P::Comma) {
                         break;
                     }
                 }
@@ -485,7 +577,7 @@ impl<'a> Parser<'a> {
                 b.trailing_comments = c;
                 let tail = self.take_comments();
                 self.k().blocks[block].trailing_comments.extend(tail);
-                self.expect_punct("}")?;
+                self.expect_punct(P::RBrace)?;
                 break;
             }
             if matches!(self.peek(), Tok::Eof) {
@@ -493,7 +585,11 @@ impl<'a> Parser<'a> {
             }
             self.stmt(block)?;
         }
-        self.scopes.pop();
+        // Allocated once, at its final size.
+        let stmts = self.stmt_stack[first..].to_vec();
+        self.stmt_stack.truncate(first);
+        self.k().blocks[block].stmts = stmts;
+        self.close_scope();
         self.depth -= 1;
         Ok(())
     }
@@ -509,9 +605,17 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Adds a statement to the block being parsed (`block`'s statements wait on the stack
+    /// until it closes).
     fn push(&mut self, block: BlockId, kind: StmtKind, loc: Loc, comments: Vec<String>) -> StmtId {
-        let s = self.k().push_stmt(block, kind, Some(loc));
-        self.k().stmts[s].comments = comments;
+        let _ = block;
+        let s = self.k().stmts.push(StmtData {
+            kind,
+            loc: Some(loc),
+            inserted: false,
+            comments,
+        });
+        self.stmt_stack.push(s);
         s
     }
 
@@ -525,10 +629,11 @@ impl<'a> Parser<'a> {
         })
     }
     fn place(&mut self, block: BlockId, stmt: StmtId, kind: StmtKind, comments: Vec<String>) {
+        let _ = block;
         let k = self.k();
         k.stmts[stmt].kind = kind;
         k.stmts[stmt].comments = comments;
-        k.blocks[block].stmts.push(stmt);
+        self.stmt_stack.push(stmt);
     }
 
     fn stmt(&mut self, block: BlockId) -> PResult<()> {
@@ -539,24 +644,23 @@ impl<'a> Parser<'a> {
             let mut names = Vec::new();
             loop {
                 names.push(self.value_name("a name")?);
-                if !self.eat_punct(",") {
+                if !self.eat_punct(P::Comma) {
                     break;
                 }
             }
-            self.expect_punct("=")?;
+            self.expect_punct(P::Eq)?;
             let kw_loc = self.loc();
-            let single = |p: &mut Parser, what: &str| -> PResult<(String, Loc)> {
+            let single = |what: &str| -> PResult<(&'a str, Loc)> {
                 if names.len() != 1 {
                     return Err(Diagnostic::error(
                         Some(kw_loc),
                         format!("{what} defines exactly one name"),
                     ));
                 }
-                let _ = p;
-                Ok(names[0].clone())
+                Ok(names[0])
             };
             if self.is_word("buffer") {
-                let n = single(self, "a buffer")?;
+                let n = single("a buffer")?;
                 if block != self.k().body {
                     return Err(Diagnostic::error(
                         Some(loc),
@@ -566,7 +670,7 @@ impl<'a> Parser<'a> {
                 return self.buffer(n, comments);
             }
             if self.is_word("view") {
-                let n = single(self, "a view")?;
+                let n = single("a view")?;
                 return self.view(block, n, loc, comments);
             }
             if self.is_word("for") {
@@ -579,7 +683,7 @@ impl<'a> Parser<'a> {
         }
         // Classify without cloning the word: this runs once per statement.
         let w: &'static str = match self.peek() {
-            Tok::Word(w) => match *w {
+            Tok::Word(w) => match w {
                 "op" => "op",
                 "for" => "for",
                 "if" => "if",
@@ -622,7 +726,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn buffer(&mut self, (name, nloc): (String, Loc), comments: Vec<String>) -> PResult<()> {
+    fn buffer(&mut self, (name, nloc): (&'a str, Loc), comments: Vec<String>) -> PResult<()> {
         self.expect_word("buffer")?;
         let (sp, sloc) = self.word("a memory space")?;
         let space = Space::parse(sp).ok_or_else(|| {
@@ -643,11 +747,11 @@ impl<'a> Parser<'a> {
         }
         let placement = if self.eat_word("aliases") {
             let (bn, bloc) = self.value_name("the buffer it aliases")?;
-            Placement::Aliases(self.buffer_ref(&bn, bloc)?)
+            Placement::Aliases(self.buffer_ref(bn, bloc)?)
         } else if self.eat_word("at") {
             let (bn, bloc) = self.value_name("the buffer it is placed in")?;
-            let base = self.buffer_ref(&bn, bloc)?;
-            let offset = if self.eat_punct("+") {
+            let base = self.buffer_ref(bn, bloc)?;
+            let offset = if self.eat_punct(P::Plus) {
                 self.uint("a byte offset")?.0
             } else {
                 0
@@ -682,17 +786,17 @@ impl<'a> Parser<'a> {
     fn view(
         &mut self,
         block: BlockId,
-        (name, nloc): (String, Loc),
+        (name, nloc): (&'a str, Loc),
         loc: Loc,
         comments: Vec<String>,
     ) -> PResult<()> {
         self.expect_word("view")?;
         let base = self.memory_value()?;
-        let kind = if self.eat_punct("[") {
+        let kind = if self.eat_punct(P::LBracket) {
             let (lo, _) = self.uint("a start byte")?;
-            self.expect_punct(":")?;
+            self.expect_punct(P::Colon)?;
             let (hi, hloc) = self.uint("an end byte")?;
-            self.expect_punct("]")?;
+            self.expect_punct(P::RBracket)?;
             if hi <= lo {
                 return Err(Diagnostic::error(
                     Some(hloc),
@@ -701,9 +805,9 @@ impl<'a> Parser<'a> {
             }
             ViewKind::Range { lo, hi }
         } else if self.eat_word("slot") {
-            self.expect_punct("(")?;
+            self.expect_punct(P::LParen)?;
             let index = self.expr()?;
-            self.expect_punct(")")?;
+            self.expect_punct(P::RParen)?;
             self.expect_word("mod")?;
             let (n, nl) = self.uint("a slot count")?;
             if n == 0 || n > 64 {
@@ -733,10 +837,10 @@ impl<'a> Parser<'a> {
     fn op(&mut self) -> PResult<OpData> {
         self.expect_word("op")?;
         let name = match self.peek() {
-            Tok::Str(_) => match self.take() {
-                Tok::Str(s) => s,
-                _ => unreachable!("peeked a string"),
-            },
+            Tok::Str(s) => {
+                self.bump();
+                s
+            }
             _ => return self.err("an op name in quotes"),
         };
         let mut op = OpData {
@@ -748,7 +852,7 @@ impl<'a> Parser<'a> {
         loop {
             if self.eat_word("async") {
                 let mut counter = None;
-                if self.eat_punct("(") {
+                if self.eat_punct(P::LParen) {
                     let (c, cl) = self.word("a counter")?;
                     counter = Some(Counter::parse(c).ok_or_else(|| {
                         Diagnostic::error(
@@ -759,7 +863,7 @@ impl<'a> Parser<'a> {
                             ),
                         )
                     })?);
-                    self.expect_punct(")")?;
+                    self.expect_punct(P::RParen)?;
                 }
                 op.asynchronous = Some(AsyncSpec { counter });
             } else if self.eat_word("pipe") {
@@ -768,8 +872,10 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let starts_effect = |t: &Tok| matches!(t, Tok::Word(w) if AccessKind::parse(w).is_some());
+        let starts_effect = |t: Tok| matches!(t, Tok::Word(w) if AccessKind::parse(w).is_some());
         if starts_effect(self.peek()) {
+            // Collected on a shared stack so the op's list is allocated once, at its size.
+            self.effect_stack.clear();
             loop {
                 let (kw, kloc) = self.word("read, write or atomic")?;
                 let kind = AccessKind::parse(kw).ok_or_else(|| {
@@ -780,29 +886,31 @@ impl<'a> Parser<'a> {
                 })?;
                 let value = self.memory_value()?;
                 let sel = self.selector()?;
-                op.effects.push(Effect {
+                self.effect_stack.push(Effect {
                     kind,
                     mem: MemRef { value, sel },
                     loc: Some(kloc),
                 });
-                if !self.eat_punct(",") {
+                if !self.eat_punct(P::Comma) {
                     break;
                 }
             }
+            op.effects = Vec::with_capacity(self.effect_stack.len());
+            op.effects.append(&mut self.effect_stack);
         }
         Ok(op)
     }
 
     fn selector(&mut self) -> PResult<Selector> {
-        if !self.eat_punct("[") {
+        if !self.eat_punct(P::LBracket) {
             return Ok(Selector::Whole);
         }
         // `[lo:hi]` is a byte range, anything else a per-thread word index.
         let is_range =
-            matches!(self.peek(), Tok::Int(_)) && matches!(self.peek_at(1), Tok::Punct(":"));
+            matches!(self.peek(), Tok::Int(_)) && matches!(self.peek_at(1), Tok::Punct(P::Colon));
         let sel = if is_range {
             let (lo, _) = self.uint("a start byte")?;
-            self.expect_punct(":")?;
+            self.expect_punct(P::Colon)?;
             let (hi, hl) = self.uint("an end byte")?;
             if hi <= lo {
                 return Err(Diagnostic::error(
@@ -814,7 +922,7 @@ impl<'a> Parser<'a> {
         } else {
             Selector::Index(self.expr()?)
         };
-        self.expect_punct("]")?;
+        self.expect_punct(P::RBracket)?;
         Ok(sel)
     }
 
@@ -831,7 +939,7 @@ impl<'a> Parser<'a> {
     fn bound(&mut self) -> PResult<Bound> {
         if let Tok::Value(_) = self.peek() {
             let (n, l) = self.value_name("a bound")?;
-            let v = self.integer_value(&n, l)?;
+            let v = self.integer_value(n, l)?;
             if !matches!(self.k().values[v].kind, ValueKind::Param { .. }) {
                 return Err(Diagnostic::error(
                     Some(l),
@@ -848,13 +956,13 @@ impl<'a> Parser<'a> {
     fn for_stmt(
         &mut self,
         block: BlockId,
-        results: Vec<(String, Loc)>,
+        results: Vec<(&'a str, Loc)>,
         loc: Loc,
         comments: Vec<String>,
     ) -> PResult<()> {
         self.expect_word("for")?;
         let (ivn, ivl) = self.value_name("the induction variable ('%i')")?;
-        self.expect_punct("=")?;
+        self.expect_punct(P::Eq)?;
         let lo = self.bound()?;
         self.expect_word("to")?;
         let hi = self.bound()?;
@@ -885,23 +993,23 @@ impl<'a> Parser<'a> {
             max_trips = Some(m);
         }
         // Resolve iter inits in the enclosing scope before opening the body's.
-        let mut iters: Vec<((String, Loc), ValueId)> = Vec::new();
+        let mut iters: Vec<((&'a str, Loc), ValueId)> = Vec::new();
         if self.eat_word("iter") {
-            self.expect_punct("(")?;
+            self.expect_punct(P::LParen)?;
             loop {
                 let n = self.value_name("a loop-carried handle ('%cur')")?;
-                self.expect_punct("=")?;
+                self.expect_punct(P::Eq)?;
                 let init = self.memory_value()?;
                 iters.push((n, init));
-                if self.eat_punct(")") {
+                if self.eat_punct(P::RParen) {
                     break;
                 }
-                self.expect_punct(",")?;
+                self.expect_punct(P::Comma)?;
             }
         }
         let stmt = self.reserve(loc);
         let body = self.k().new_block(Some(stmt));
-        self.scopes.push(Scope::default());
+        self.open_scope();
         let iv = self.declare(ivn, ivl, ValueKind::Iv(stmt))?;
         let mut iter_args = Vec::new();
         for (i, ((n, l), init)) in iters.into_iter().enumerate() {
@@ -909,7 +1017,7 @@ impl<'a> Parser<'a> {
             iter_args.push((v, init));
         }
         self.block_contents(body)?;
-        self.scopes.pop();
+        self.close_scope();
         let nyield = self.k().blocks[body].yields.len();
         if nyield != iter_args.len() {
             let yl = self.k().blocks[body].yield_loc.unwrap_or(loc);
@@ -953,7 +1061,7 @@ impl<'a> Parser<'a> {
     fn if_stmt(
         &mut self,
         block: BlockId,
-        results: Vec<(String, Loc)>,
+        results: Vec<(&'a str, Loc)>,
         loc: Loc,
         comments: Vec<String>,
     ) -> PResult<()> {
@@ -1018,12 +1126,12 @@ impl<'a> Parser<'a> {
             None
         };
         let ops = [
-            ("<", CmpOp::Lt),
-            ("<=", CmpOp::Le),
-            ("==", CmpOp::Eq),
-            ("!=", CmpOp::Ne),
-            (">=", CmpOp::Ge),
-            (">", CmpOp::Gt),
+            (P::Lt, CmpOp::Lt),
+            (P::Le, CmpOp::Le),
+            (P::EqEq, CmpOp::Eq),
+            (P::Ne, CmpOp::Ne),
+            (P::Ge, CmpOp::Ge),
+            (P::Gt, CmpOp::Gt),
         ];
         for (p, op) in ops {
             if self.eat_punct(p) {
@@ -1046,16 +1154,27 @@ impl<'a> Parser<'a> {
     /// with atoms `tid`, `%name` or a parenthesized expression.
     fn expr(&mut self) -> PResult<AffineExpr> {
         let mut e = AffineExpr::default();
-        let mut sign = if self.eat_punct("-") { -1 } else { 1 };
+        let mut sign: i64 = if self.eat_punct(P::Minus) { -1 } else { 1 };
         loop {
-            let t = self.term()?;
-            for (v, c) in t.terms {
-                e.add_term(v, c.wrapping_mul(sign));
+            // Constants and single variables (nearly every term) go straight into `e`,
+            // without an expression of their own.
+            match self.term()? {
+                Term::Const(c) => e.constant = e.constant.wrapping_add(c.wrapping_mul(sign)),
+                Term::Var(v, c) => {
+                    if c != 0 {
+                        e.add_term(v, c.wrapping_mul(sign));
+                    }
+                }
+                Term::Expr(t) => {
+                    for (v, c) in t.terms {
+                        e.add_term(v, c.wrapping_mul(sign));
+                    }
+                    e.constant = e.constant.wrapping_add(t.constant.wrapping_mul(sign));
+                }
             }
-            e.constant = e.constant.wrapping_add(t.constant.wrapping_mul(sign));
-            if self.eat_punct("+") {
+            if self.eat_punct(P::Plus) {
                 sign = 1;
-            } else if self.eat_punct("-") {
+            } else if self.eat_punct(P::Minus) {
                 sign = -1;
             } else {
                 return Ok(e);
@@ -1063,45 +1182,43 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn term(&mut self) -> PResult<AffineExpr> {
-        if let Tok::Int(c) = *self.peek() {
+    fn term(&mut self) -> PResult<Term> {
+        if let Tok::Int(c) = self.peek() {
             self.bump();
-            if self.eat_punct("*") {
+            if self.eat_punct(P::Star) {
                 let a = self.atom()?;
-                return Ok(scale(a, c));
+                return Ok(a.scaled(c));
             }
-            return Ok(AffineExpr::constant(c));
+            return Ok(Term::Const(c));
         }
         let a = self.atom()?;
-        if self.eat_punct("*") {
+        if self.eat_punct(P::Star) {
             let (c, _) = self.int("a constant coefficient")?;
-            return Ok(scale(a, c));
+            return Ok(a.scaled(c));
         }
         Ok(a)
     }
 
-    fn atom(&mut self) -> PResult<AffineExpr> {
+    /// A `Term::Var` with coefficient 1 or a parenthesized `Term::Expr`.
+    fn atom(&mut self) -> PResult<Term> {
         let loc = self.loc();
         match self.peek() {
-            Tok::Word(w) if *w == "tid" => {
+            Tok::Word("tid") => {
                 self.bump();
-                Ok(AffineExpr::var(Var::Tid))
+                Ok(Term::Var(Var::Tid, 1))
             }
-            Tok::Value(_) => {
-                let n = match self.take() {
-                    Tok::Value(n) => n,
-                    _ => unreachable!("peeked a value"),
-                };
+            Tok::Value(n) => {
+                self.bump();
                 let v = self.integer_value(n, loc)?;
-                Ok(AffineExpr::var(Var::Value(v)))
+                Ok(Term::Var(Var::Value(v), 1))
             }
-            Tok::Punct("(") => {
+            Tok::Punct(P::LParen) => {
                 self.bump();
                 self.enter(loc)?;
                 let e = self.expr()?;
-                self.expect_punct(")")?;
+                self.expect_punct(P::RParen)?;
                 self.depth -= 1;
-                Ok(e)
+                Ok(Term::Expr(e))
             }
             _ => self.err("an integer, 'tid', '%name' or '('"),
         }
@@ -1149,18 +1266,18 @@ impl<'a> Parser<'a> {
                 let counter = Counter::parse(c).ok_or_else(|| {
                     Diagnostic::error(Some(cl), format!("unknown counter '{c}'; expected one of {}", Counter::spellings()))
                 })?;
-                self.expect_punct("(")?;
+                self.expect_punct(P::LParen)?;
                 let n = self.small("a count", 1 << 16)?.0 as u32;
-                self.expect_punct(")")?;
+                self.expect_punct(P::RParen)?;
                 SyncOp::CounterWait { counter, n }
             }
             "cp_async.commit" => SyncOp::CpAsyncCommit,
             "cp_async.wait" => SyncOp::CpAsyncWait { n: self.small("a group count", 1 << 16)?.0 as u32 },
             "set_flag" | "wait_flag" => {
                 let src = self.pipe()?;
-                self.expect_punct("->")?;
+                self.expect_punct(P::Arrow)?;
                 let dst = self.pipe()?;
-                self.expect_punct(",")?;
+                self.expect_punct(P::Comma)?;
                 let id = self.flag_id()?;
                 if w == "set_flag" {
                     SyncOp::SetFlag { src, dst, id }
@@ -1184,10 +1301,10 @@ impl<'a> Parser<'a> {
     /// `INT` or `INT + (expr) mod N`.
     fn flag_id(&mut self) -> PResult<FlagId> {
         let (base, _) = self.small("an event id", 255)?;
-        if self.eat_punct("+") {
-            self.expect_punct("(")?;
+        if self.eat_punct(P::Plus) {
+            self.expect_punct(P::LParen)?;
             let e = self.expr()?;
-            self.expect_punct(")")?;
+            self.expect_punct(P::RParen)?;
             self.expect_word("mod")?;
             let (n, nl) = self.uint("a modulus")?;
             if !(1..=16).contains(&n) {
@@ -1202,6 +1319,24 @@ impl<'a> Parser<'a> {
             });
         }
         Ok(FlagId::fixed(base as u32))
+    }
+}
+
+/// One term of an affine expression.
+enum Term {
+    Const(i64),
+    /// `coef * var`; a zero coefficient adds nothing.
+    Var(Var, i64),
+    Expr(AffineExpr),
+}
+
+impl Term {
+    fn scaled(self, c: i64) -> Term {
+        match self {
+            Term::Const(k) => Term::Const(k.wrapping_mul(c)),
+            Term::Var(v, k) => Term::Var(v, k.wrapping_mul(c)),
+            Term::Expr(e) => Term::Expr(scale(e, c)),
+        }
     }
 }
 

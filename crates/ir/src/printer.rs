@@ -1,5 +1,9 @@
 //! The canonical printer: `parse(print(k))` gives back `k`, and `print` is a fixed point of
 //! `fmt`. Comments attached by the parser are printed where they were.
+//!
+//! Statements are written with `push_str` and a small integer formatter rather than `write!`:
+//! a million-statement kernel is 40 MB of text, and the formatting machinery was most of the
+//! printing time.
 
 use std::fmt::Write;
 
@@ -7,8 +11,20 @@ use crate::expr::{AffineExpr, Cond, Var};
 use crate::kernel::*;
 use crate::sync::{FlagId, SyncOp};
 
+/// Bytes of text to reserve for `k`: generated and real kernels print 35-50 bytes per
+/// statement, and one buffer of the right size saves regrowing (and copying) a large output.
+fn size_hint(k: &Kernel) -> usize {
+    k.stmts.len() * 48 + 256
+}
+
 pub fn print_file(file: &File) -> String {
-    let mut out = String::new();
+    let hint: usize = file
+        .chunks
+        .iter()
+        .flat_map(|m| &m.kernels)
+        .map(size_hint)
+        .sum();
+    let mut out = String::with_capacity(hint);
     for (i, m) in file.chunks.iter().enumerate() {
         if i > 0 {
             out.push_str("\n// -----\n\n");
@@ -21,7 +37,7 @@ pub fn print_file(file: &File) -> String {
 }
 
 pub fn print_module(m: &Module) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(m.kernels.iter().map(size_hint).sum());
     print_module_into(&mut out, m, true);
     out
 }
@@ -57,7 +73,7 @@ fn comment(out: &mut String, ind: usize, c: &str) {
 }
 
 pub fn print_kernel(k: &Kernel) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(size_hint(k));
     print_kernel_into(&mut out, k);
     out
 }
@@ -114,9 +130,45 @@ fn print_kernel_into(out: &mut String, k: &Kernel) {
 }
 
 fn indent(out: &mut String, n: usize) {
-    for _ in 0..n {
-        out.push_str("  ");
+    const SPACES: &str = "                                ";
+    let mut left = 2 * n;
+    while left > 0 {
+        let m = left.min(SPACES.len());
+        out.push_str(&SPACES[..m]);
+        left -= m;
     }
+}
+
+/// `%name` of a value.
+#[inline]
+fn value(out: &mut String, k: &Kernel, v: ValueId) {
+    out.push('%');
+    out.push_str(&k.values[v].name);
+}
+
+/// An unsigned integer in decimal.
+#[inline]
+fn uint(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&buf[i..]).expect("ASCII digits"));
+}
+
+/// A signed integer in decimal.
+#[inline]
+fn int(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    uint(out, n.unsigned_abs());
 }
 
 fn print_block_body(out: &mut String, k: &Kernel, b: BlockId, ind: usize) {
@@ -140,7 +192,7 @@ fn names(out: &mut String, k: &Kernel, vs: &[ValueId]) {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(out, "%{}", k.values[v].name);
+        value(out, k, v);
     }
 }
 
@@ -152,23 +204,34 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize) {
     indent(out, ind);
     match &data.kind {
         StmtKind::Op(op) => {
-            let _ = write!(out, "op \"{}\"", op.name);
+            out.push_str("op \"");
+            out.push_str(&op.name);
+            out.push('"');
             if let Some(a) = op.asynchronous {
                 out.push_str(" async");
                 if let Some(c) = a.counter {
-                    let _ = write!(out, "({c})");
+                    out.push('(');
+                    out.push_str(c.as_str());
+                    out.push(')');
                 }
             }
             if let Some(p) = op.pipe {
-                let _ = write!(out, " pipe {p}");
+                out.push_str(" pipe ");
+                out.push_str(p.as_str());
             }
             for (i, e) in op.effects.iter().enumerate() {
                 out.push_str(if i == 0 { " " } else { ", " });
-                let _ = write!(out, "{} %{}", e.kind, k.values[e.mem.value].name);
+                out.push_str(e.kind.as_str());
+                out.push(' ');
+                value(out, k, e.mem.value);
                 match &e.mem.sel {
                     Selector::Whole => {}
                     Selector::Bytes { lo, hi } => {
-                        let _ = write!(out, "[{lo}:{hi}]");
+                        out.push('[');
+                        uint(out, *lo);
+                        out.push(':');
+                        uint(out, *hi);
+                        out.push(']');
                     }
                     Selector::Index(x) => {
                         out.push('[');
@@ -181,19 +244,23 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize) {
         }
         StmtKind::View(v) => {
             let view = &k.views[*v];
-            let _ = write!(
-                out,
-                "%{} = view %{}",
-                k.values[view.value].name, k.values[view.base].name
-            );
+            value(out, k, view.value);
+            out.push_str(" = view ");
+            value(out, k, view.base);
             match &view.kind {
                 ViewKind::Range { lo, hi } => {
-                    let _ = writeln!(out, "[{lo}:{hi}]");
+                    out.push('[');
+                    uint(out, *lo);
+                    out.push(':');
+                    uint(out, *hi);
+                    out.push_str("]\n");
                 }
                 ViewKind::Slot { count, index } => {
                     out.push_str(" slot (");
                     expr(out, k, index);
-                    let _ = writeln!(out, ") mod {count}");
+                    out.push_str(") mod ");
+                    uint(out, *count as u64);
+                    out.push('\n');
                 }
             }
         }
@@ -202,18 +269,23 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize) {
                 names(out, k, &f.results);
                 out.push_str(" = ");
             }
-            let _ = write!(out, "for %{} = ", k.values[f.iv].name);
+            out.push_str("for ");
+            value(out, k, f.iv);
+            out.push_str(" = ");
             bound(out, k, f.lo);
             out.push_str(" to ");
             bound(out, k, f.hi);
             if f.step != 1 {
-                let _ = write!(out, " step {}", f.step);
+                out.push_str(" step ");
+                int(out, f.step);
             }
             if let Some(m) = f.min_trips {
-                let _ = write!(out, " min {m}");
+                out.push_str(" min ");
+                uint(out, m);
             }
             if let Some(m) = f.max_trips {
-                let _ = write!(out, " max {m}");
+                out.push_str(" max ");
+                uint(out, m);
             }
             if !f.iter_args.is_empty() {
                 out.push_str(" iter(");
@@ -221,7 +293,9 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize) {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    let _ = write!(out, "%{} = %{}", k.values[*a].name, k.values[*init].name);
+                    value(out, k, *a);
+                    out.push_str(" = ");
+                    value(out, k, *init);
                 }
                 out.push(')');
             }
@@ -235,7 +309,9 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize) {
                 names(out, k, &i.results);
                 out.push_str(" = ");
             }
-            let _ = write!(out, "if {} ", i.uniformity);
+            out.push_str("if ");
+            out.push_str(i.uniformity.as_str());
+            out.push(' ');
             cond(out, k, &i.cond);
             out.push_str(" {\n");
             print_block_body(out, k, i.then_block, ind + 1);
@@ -283,16 +359,23 @@ pub fn sync_op(out: &mut String, k: &Kernel, op: &SyncOp) {
             }
         }
         SyncOp::Signal { id } => {
-            let _ = write!(out, "barrier.signal {id}");
+            out.push_str("barrier.signal ");
+            int(out, *id as i64);
         }
         SyncOp::Wait { id } => {
-            let _ = write!(out, "barrier.wait {id}");
+            out.push_str("barrier.wait ");
+            int(out, *id as i64);
         }
         SyncOp::CondBarrier { group } => {
-            let _ = write!(out, "cond_barrier {group}");
+            out.push_str("cond_barrier ");
+            out.push_str(group.as_str());
         }
         SyncOp::CounterWait { counter, n } => {
-            let _ = write!(out, "wait {counter}({n})");
+            out.push_str("wait ");
+            out.push_str(counter.as_str());
+            out.push('(');
+            uint(out, *n as u64);
+            out.push(')');
         }
         SyncOp::CpAsyncCommit => out.push_str("cp_async.commit"),
         SyncOp::CpAsyncWait { n } => {
@@ -304,11 +387,17 @@ pub fn sync_op(out: &mut String, k: &Kernel, op: &SyncOp) {
             } else {
                 "wait_flag"
             };
-            let _ = write!(out, "{kw} {src} -> {dst}, ");
+            out.push_str(kw);
+            out.push(' ');
+            out.push_str(src.as_str());
+            out.push_str(" -> ");
+            out.push_str(dst.as_str());
+            out.push_str(", ");
             flag_id(out, k, id);
         }
         SyncOp::PipeBarrier { pipe } => {
-            let _ = write!(out, "pipe_barrier {pipe}");
+            out.push_str("pipe_barrier ");
+            out.push_str(pipe.as_str());
         }
         SyncOp::SchedBarrier { mask } => {
             let _ = write!(out, "sched_barrier {mask}");
@@ -327,22 +416,19 @@ pub fn sync_op_string(k: &Kernel, op: &SyncOp) -> String {
 }
 
 fn flag_id(out: &mut String, k: &Kernel, id: &FlagId) {
-    let _ = write!(out, "{}", id.base);
+    uint(out, id.base as u64);
     if let Some((e, n)) = &id.alternate {
         out.push_str(" + (");
         expr(out, k, e);
-        let _ = write!(out, ") mod {n}");
+        out.push_str(") mod ");
+        uint(out, *n as u64);
     }
 }
 
 fn bound(out: &mut String, k: &Kernel, b: Bound) {
     match b {
-        Bound::Const(c) => {
-            let _ = write!(out, "{c}");
-        }
-        Bound::Value(v) => {
-            let _ = write!(out, "%{}", k.values[v].name);
-        }
+        Bound::Const(c) => int(out, c),
+        Bound::Value(v) => value(out, k, v),
     }
 }
 
@@ -358,10 +444,14 @@ fn cond(out: &mut String, k: &Kernel, c: &Cond) {
         expr(out, k, &c.expr);
     }
     if let Some(m) = c.modulo {
-        let _ = write!(out, " mod {m}");
+        out.push_str(" mod ");
+        int(out, m);
     }
     if let Some((op, rhs)) = c.cmp {
-        let _ = write!(out, " {} {rhs}", op.as_str());
+        out.push(' ');
+        out.push_str(op.as_str());
+        out.push(' ');
+        int(out, rhs);
     }
 }
 
@@ -369,10 +459,6 @@ fn cond(out: &mut String, k: &Kernel, c: &Cond) {
 pub fn expr(out: &mut String, k: &Kernel, e: &AffineExpr) {
     let mut first = true;
     for &(v, c) in &e.terms {
-        let name = match v {
-            Var::Tid => "tid".to_string(),
-            Var::Value(id) => format!("%{}", k.values[id].name),
-        };
         let mag = c.unsigned_abs();
         if first {
             if c < 0 {
@@ -381,22 +467,21 @@ pub fn expr(out: &mut String, k: &Kernel, e: &AffineExpr) {
         } else {
             out.push_str(if c < 0 { " - " } else { " + " });
         }
-        if mag == 1 {
-            out.push_str(&name);
-        } else {
-            let _ = write!(out, "{name} * {mag}");
+        match v {
+            Var::Tid => out.push_str("tid"),
+            Var::Value(id) => value(out, k, id),
+        }
+        if mag != 1 {
+            out.push_str(" * ");
+            uint(out, mag);
         }
         first = false;
     }
     if first {
-        let _ = write!(out, "{}", e.constant);
+        int(out, e.constant);
     } else if e.constant != 0 {
-        let _ = write!(
-            out,
-            " {} {}",
-            if e.constant < 0 { "-" } else { "+" },
-            e.constant.unsigned_abs()
-        );
+        out.push_str(if e.constant < 0 { " - " } else { " + " });
+        uint(out, e.constant.unsigned_abs());
     }
 }
 
