@@ -441,6 +441,11 @@ impl<'k> Emitter<'k> {
             .find(|(e, h)| e.kind == AccessKind::Read && h.2 == Mem::Global)
             .map(|(e, h)| (h.clone(), e.mem.sel.clone()));
         let ik = self.iter_key();
+        if self.guard {
+            // Guarded builds: `--stagger m` delays warps before every op so that, without a
+            // barrier, one warp's later accesses overtake another's earlier ones.
+            self.line("sk_delay(sk_stagger);");
+        }
         self.line(&format!(
             "{{  // op \"{}\"{}{}",
             op.name,
@@ -568,7 +573,8 @@ impl<'k> Emitter<'k> {
         if self.guard {
             let _ = writeln!(
                 o,
-                "// Guarded build: {} barriers; --skip j leaves out barrier j.",
+                "// Guarded build: {} barriers; --skip j leaves out barrier j; --stagger 1|2 delays warp w\n\
+             // by w (1) or W-1-w (2) times SK_STAGGER_CYCLES before every op.",
                 self.barriers
             );
         }
@@ -589,6 +595,9 @@ impl<'k> Emitter<'k> {
         let mut sig = String::from(
             "const uint32_t* __restrict__ gin, uint32_t* gout, unsigned long long* sums, int sk_skip",
         );
+        if self.guard {
+            sig.push_str(", int sk_stagger");
+        }
         for (p, _) in params {
             let _ = write!(sig, ", long long {}", vname(*p));
         }
@@ -628,7 +637,8 @@ impl<'k> Emitter<'k> {
         for (p, d) in params {
             let _ = writeln!(o, "  long long {} = {d}LL;", vname(*p));
         }
-        o.push_str("  int reps = 0, blocks = 1, sk_skip = -1;\n  for (int i = 1; i < argc; ++i) {\n    if (!strcmp(argv[i], \"--reps\") && i + 1 < argc) { reps = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--skip\") && i + 1 < argc) { sk_skip = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--blocks\") && i + 1 < argc) { blocks = atoi(argv[++i]); continue; }\n");
+        o.push_str("  int reps = 0, blocks = 1, sk_skip = -1, sk_stagger = 0;\n  for (int i = 1; i < argc; ++i) {\n    if (!strcmp(argv[i], \"--reps\") && i + 1 < argc) { reps = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--skip\") && i + 1 < argc) { sk_skip = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--stagger\") && i + 1 < argc) { sk_stagger = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--blocks\") && i + 1 < argc) { blocks = atoi(argv[++i]); continue; }\n");
+        o.push_str("  (void)sk_stagger;\n");
         for (p, _) in params {
             let name = k.value_name(*p);
             let _ = writeln!(
@@ -643,6 +653,9 @@ impl<'k> Emitter<'k> {
             "    fprintf(stderr, \"unknown argument %s\\n\", argv[i]);\n    return 2;\n  }\n",
         );
         let mut args = String::from("d_gin, d_gout, d_sums, sk_skip");
+        if self.guard {
+            args.push_str(", sk_stagger");
+        }
         for (p, _) in params {
             let _ = write!(args, ", {}", vname(*p));
         }
@@ -687,6 +700,19 @@ __device__ __forceinline__ unsigned long long sk_fold(unsigned long long cs, uin
 }
 __device__ __forceinline__ long long sk_mod(long long a, long long m) {
   long long r = a % m; return r < 0 ? r + m : r;
+}
+// Guarded builds, --stagger m: warp w waits w (m = 1) or W-1-w (m = 2) times
+// SK_STAGGER_CYCLES before each op, so warps drift apart between barriers (a left-out
+// barrier then lets a fast warp's later accesses overtake a slow warp's earlier ones).
+#ifndef SK_STAGGER_CYCLES
+#define SK_STAGGER_CYCLES 20000LL
+#endif
+__device__ __forceinline__ void sk_delay(int mode) {
+  if (mode != 1 && mode != 2) return;
+  const long long w = threadIdx.x / 32, nw = SK_THREADS / 32;
+  const long long n = (mode == 1 ? w : nw - 1 - w) * SK_STAGGER_CYCLES;
+  const long long t0 = clock64();
+  while (clock64() - t0 < n) { }
 }
 // Split barriers: one mbarrier per id; arrive, then wait on the phase parity.
 __device__ __forceinline__ void sk_mbar_init(unsigned long long* b, unsigned n) {

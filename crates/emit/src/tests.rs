@@ -171,9 +171,23 @@ fn guarded_build_numbers_barriers_in_program_order() {
     e.block(k.body).unwrap();
     assert!(e.out.contains("if (sk_skip != 0) __syncthreads();"));
     assert!(e.out.contains("if (sk_skip != 1) __syncthreads();"));
+    let ops = e.out.matches("{  // op \"").count();
+    assert!(ops > 0);
+    assert_eq!(e.out.matches("sk_delay(sk_stagger);").count(), ops);
     let cu = e.finish(&[]);
     assert!(cu.contains("Guarded build: 2 barriers"));
     assert!(cu.contains("--skip"));
+    // --stagger: every op is preceded by the per-warp delay, a kernel argument of its own.
+    assert!(cu.contains("int sk_skip, int sk_stagger"));
+    assert!(cu.contains("\"--stagger\""));
+    assert!(cu.contains("(d_gin, d_gout, d_sums, sk_skip, sk_stagger)"));
+}
+
+#[test]
+fn plain_build_has_no_stagger() {
+    let cu = emit(GEMM);
+    assert!(!cu.contains("sk_delay(sk_stagger);"));
+    assert!(!cu.contains("int sk_stagger"));
 }
 
 #[test]
