@@ -8,9 +8,12 @@
 //! to a fixpoint of the join (pointwise min of counts, union of keys); counts saturate at the
 //! counter's maximum + 1, so the lattice is finite.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
-use syncopt_ir::{AccessKind, BlockId, Counter, Kernel, StmtId, StmtKind, SyncOp};
+use crate::fxhash::FxMap as HashMap;
+
+use syncopt_ir::{AccessKind, BlockId, Counter, EntityRef, Kernel, StmtId, StmtKind, SyncOp};
 use syncopt_targets::Target;
 
 use crate::place::{kinds_conflict, Conflict, Memory, Place};
@@ -63,7 +66,7 @@ struct Live {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Entry {
+pub struct Entry {
     live: Option<Live>,
     /// Barriers that published the copy last on some path, with the count at each.
     last: Vec<(Site, i32, Guard)>,
@@ -135,8 +138,8 @@ fn tag_branch(mine: &mut State, other: &State, g: (StmtId, u8)) {
     }
 }
 
-type Key = (Counter, u32, AccessKind);
-type State = BTreeMap<Key, Entry>;
+pub type Key = (Counter, u32, AccessKind);
+pub type State = BTreeMap<Key, Entry>;
 
 fn join_state(a: &mut State, b: &State) {
     for (k, e) in b {
@@ -174,13 +177,18 @@ pub struct Analysis<'a> {
     conflicts: HashMap<(u32, u32), Conflict>,
     back_cache: HashMap<(StmtId, u32), u32>,
     exit_cache: HashMap<(StmtId, u32), u32>,
-    pub ops: HashMap<StmtId, OpInfo>,
+    /// Per statement (by index): facts of the ops.
+    pub ops: Rc<Vec<Option<OpInfo>>>,
     pub config: Config,
     pub needs: BTreeMap<Site, Need>,
     /// (copy, consumer) pairs reached by another wave with no barrier in between.
     pub unpublished: BTreeSet<(StmtId, StmtId)>,
     /// Body evaluations so far, to bound the exact unrolling of loops with a minimum count.
-    evals: u64,
+    pub evals: u64,
+    pub max_state: usize,
+    /// Statistics for SYNCOPT_AW_DEBUG: analyses run, statements visited.
+    pub runs: u64,
+    pub visits: u64,
     /// Loops enclosing each `if` with memory results (guards on it end at their back edges
     /// and exits).
     if_loops: HashMap<StmtId, Vec<StmtId>>,
@@ -211,18 +219,21 @@ impl<'a> Analysis<'a> {
             mem,
             target,
             places: Vec::new(),
-            place_ids: HashMap::new(),
-            conflicts: HashMap::new(),
-            back_cache: HashMap::new(),
-            exit_cache: HashMap::new(),
-            ops: HashMap::new(),
+            place_ids: HashMap::default(),
+            conflicts: HashMap::default(),
+            back_cache: HashMap::default(),
+            exit_cache: HashMap::default(),
+            ops: Rc::new(Vec::new()),
             config: Config::new(),
             needs: BTreeMap::new(),
             unpublished: BTreeSet::new(),
             evals: 0,
-            if_loops: HashMap::new(),
-            guarded: HashMap::new(),
-            raw: HashMap::new(),
+            max_state: 0,
+            runs: 0,
+            visits: 0,
+            if_loops: HashMap::default(),
+            guarded: HashMap::default(),
+            raw: HashMap::default(),
             cond_ivs: BTreeSet::new(),
             env: BTreeMap::new(),
         };
@@ -239,7 +250,7 @@ impl<'a> Analysis<'a> {
         });
         let mut stack = Vec::new();
         enclosing_loops(k, k.body, &mut stack, &mut a.if_loops);
-        let mut ops = HashMap::new();
+        let mut ops = HashMap::default();
         k.walk(&mut |s, d| {
             if let StmtKind::Op(op) = &d.kind {
                 ops.insert(s, op.clone());
@@ -247,6 +258,7 @@ impl<'a> Analysis<'a> {
         });
         let mut sorted: Vec<_> = ops.into_iter().collect();
         sorted.sort_by_key(|(s, _)| *s);
+        let mut infos: Vec<Option<OpInfo>> = vec![None; k.stmts.len()];
         for (s, op) in sorted {
             let counter = op
                 .asynchronous
@@ -265,12 +277,17 @@ impl<'a> Analysis<'a> {
                 effects.push((e.kind, id));
                 raw.push((e.mem.value, e.mem.sel.clone()));
             }
-            a.ops.insert(s, OpInfo { effects, counter });
+            infos[s.index()] = Some(OpInfo { effects, counter });
             if !raw.is_empty() {
                 a.raw.insert(s, raw);
             }
         }
+        a.ops = Rc::new(infos);
         a
+    }
+
+    fn op_info(&self, s: StmtId) -> Option<&OpInfo> {
+        self.ops.get(s.index()).and_then(|o| o.as_ref())
     }
 
     fn intern(&mut self, p: Place) -> u32 {
@@ -298,26 +315,33 @@ impl<'a> Analysis<'a> {
         self.target.counter_max(c).map_or(64, |m| m as i32 + 1)
     }
 
-    /// Runs the analysis over the kernel under `config` (the inserted waits so far).
-    pub fn run(&mut self, config: Config) {
+    /// Runs the analysis over the top-level statements `seg` entered in state `st` under
+    /// `config`; returns the state after them. Demands and unpublished pairs are those of
+    /// `seg` alone.
+    pub fn run_seq(&mut self, config: Config, seg: &[StmtId], mut st: State) -> State {
+        self.runs += 1;
         self.config = config;
         self.needs.clear();
         self.unpublished.clear();
         self.evals = 0;
         self.env.clear();
-        let body = self.k.body;
-        self.block(body, State::new());
+        for &s in seg {
+            st = self.stmt(s, st);
+        }
+        st
     }
 
     fn block(&mut self, b: BlockId, mut st: State) -> State {
-        let stmts = self.k.blocks[b].stmts.clone();
-        for s in stmts {
+        let k = self.k;
+        for &s in &k.blocks[b].stmts {
+            self.max_state = self.max_state.max(st.len());
             st = self.stmt(s, st);
         }
         st
     }
 
     fn stmt(&mut self, s: StmtId, mut st: State) -> State {
+        self.visits += 1;
         let k = self.k;
         match &k.stmts[s].kind {
             StmtKind::Op(_) => {
@@ -331,10 +355,7 @@ impl<'a> Analysis<'a> {
                     SyncOp::CounterWait { counter, n } => wait(&mut st, *counter, *n as i32),
                     SyncOp::CpAsyncWait { n } => wait(&mut st, Counter::CpAsync, *n as i32),
                     SyncOp::CpAsyncCommit => commit(&mut st, self.cap(Counter::CpAsync)),
-                    SyncOp::Barrier { .. } => {
-                        self.apply_site(s, &mut st, Some(MONOLITHIC));
-                        arrive_wait(&mut st, MONOLITHIC);
-                    }
+                    SyncOp::Barrier { .. } => self.apply_site(s, &mut st, Some(MONOLITHIC)),
                     SyncOp::Signal { id } => self.apply_site(s, &mut st, Some(*id)),
                     SyncOp::Wait { id } => arrive_wait(&mut st, *id),
                     _ => {}
@@ -540,8 +561,8 @@ impl<'a> Analysis<'a> {
         let StmtKind::For(f) = &self.k.stmts[lp].kind else {
             return st.clone();
         };
-        let mut map: HashMap<u32, u32> = HashMap::new();
-        let mut seen: HashMap<u32, usize> = HashMap::new();
+        let mut map: HashMap<u32, u32> = HashMap::default();
+        let mut seen: HashMap<u32, usize> = HashMap::default();
         for &(arg, init) in &f.iter_args {
             let p = self.mem.value_place(self.k, init);
             let pid = self.intern(p);
@@ -610,7 +631,7 @@ impl<'a> Analysis<'a> {
 
     /// The place of effect `i` of op `s` on the paths `g` names.
     fn effect_under(&mut self, s: StmtId, i: usize, g: Guard) -> u32 {
-        let base = self.ops[&s].effects[i].1;
+        let base = self.op_info(s).map_or(0, |o| o.effects[i].1);
         if g.is_none() {
             return base;
         }
@@ -618,7 +639,7 @@ impl<'a> Analysis<'a> {
             return p;
         }
         let Some((v, sel)) = self.raw.get(&s).and_then(|r| r.get(i)).cloned() else {
-            return self.ops[&s].effects[i].1;
+            return base;
         };
         let p = self.mem.effect_place_on(self.k, v, &sel, g);
         let id = self.intern(p);
@@ -659,17 +680,20 @@ impl<'a> Analysis<'a> {
 
     /// Records what op `s` needs from the copies in flight.
     fn consume(&mut self, s: StmtId, st: &mut State) {
-        let Some(info) = self.ops.get(&s) else {
-            return;
-        };
-        if info.effects.is_empty() || st.is_empty() {
+        if st.is_empty() {
             return;
         }
-        let info = info.clone();
+        let ops = Rc::clone(&self.ops);
+        let Some(info) = ops.get(s.index()).and_then(|o| o.as_ref()) else {
+            return;
+        };
+        if info.effects.is_empty() {
+            return;
+        }
         let keys: Vec<Key> = st.keys().copied().collect();
         for key @ (counter, p, kind) in keys {
             // A guard only narrows the op's places: no conflict without one, none with one.
-            let w0 = self.worst(s, &info, p, kind, None);
+            let w0 = self.worst(s, info, p, kind, None);
             if w0 == Conflict::None {
                 continue;
             }
@@ -678,7 +702,7 @@ impl<'a> Analysis<'a> {
             for (site, c, g) in last {
                 let w = match g {
                     None => w0,
-                    g => self.worst(s, &info, p, kind, g),
+                    g => self.worst(s, info, p, kind, g),
                 };
                 if w == Conflict::CrossThread {
                     self.need(site, counter, c, copy, s);
@@ -687,7 +711,7 @@ impl<'a> Analysis<'a> {
             if let Some(l) = live {
                 let worst = match l.guard {
                     None => w0,
-                    g => self.worst(s, &info, p, kind, g),
+                    g => self.worst(s, info, p, kind, g),
                 };
                 if worst == Conflict::SameThread || (worst != Conflict::None && l.free) {
                     self.need(s, counter, l.count, copy, s);
@@ -711,13 +735,23 @@ impl<'a> Analysis<'a> {
     /// Applies the inserted waits of `site`; at a barrier (or signal) of id `barrier` also arms
     /// the copies in flight for that id.
     fn apply_site(&mut self, site: Site, st: &mut State, barrier: Option<i32>) {
-        let cfg = self.config.get(&site).cloned();
-        if let Some(c) = &cfg {
+        let cfg = self.config.get(&site);
+        if let Some(c) = cfg {
             if c.commit {
                 commit(st, self.cap(Counter::CpAsync));
             }
         }
-        if let Some(id) = barrier {
+        if barrier == Some(MONOLITHIC) {
+            // Arms and publishes at once: what is in flight here (before this site's waits)
+            // is what the barrier publishes.
+            for e in st.values_mut() {
+                e.last.clear();
+                if let Some(l) = &mut e.live {
+                    e.last.push((site, l.count, l.guard));
+                    l.free = false;
+                }
+            }
+        } else if let Some(id) = barrier {
             for e in st.values_mut() {
                 e.armed.insert(
                     id,
@@ -729,14 +763,18 @@ impl<'a> Analysis<'a> {
             }
         }
         if let Some(c) = cfg {
-            for (counter, n) in c.waits {
+            for (&counter, &n) in &c.waits {
                 wait(st, counter, n as i32);
             }
+        }
+        if barrier == Some(MONOLITHIC) {
+            st.retain(|_, e| !e.dead());
         }
     }
 
     fn issue(&mut self, s: StmtId, st: &mut State) {
-        let Some(info) = self.ops.get(&s) else {
+        let ops = Rc::clone(&self.ops);
+        let Some(info) = ops.get(s.index()).and_then(|o| o.as_ref()) else {
             return;
         };
         let Some(counter) = info.counter else {

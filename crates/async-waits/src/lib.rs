@@ -12,9 +12,10 @@
 //! redundant and each N is as large as the copies it must cover allow.
 
 mod dataflow;
+mod fxhash;
 mod place;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use syncopt_analysis::{Covered, Explain, InsertOptions, PassReport};
 use syncopt_ir::{
@@ -22,7 +23,7 @@ use syncopt_ir::{
 };
 use syncopt_targets::{Family, Target};
 
-use dataflow::{Analysis, Config, Need, SiteWait};
+use dataflow::{Analysis, Config, Need, SiteWait, State};
 
 /// Rounds of "place waits, re-analyse" before settling for the first (always sound) placement.
 const MAX_ROUNDS: usize = 8;
@@ -45,91 +46,33 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     let mut an = Analysis::new(kernel, &mem, target);
     report.diagnostics.extend(unknown_counters(kernel, target));
 
-    // Round 0 trusts only the input's waits; its demands give a sound placement (more waits
-    // only shrink what is in flight). Later rounds re-derive each wait with the others in
-    // place; a placement that re-derives to itself covers every demand it creates.
-    an.run(Config::new());
-    let mut config = derive(&an.needs, target);
-    let mut sound = config.clone();
-    let mut final_needs = an.needs.clone();
-    let mut unpublished = an.unpublished.clone();
-    let mut converged = false;
-    for _ in 0..MAX_ROUNDS {
-        an.run(config.clone());
-        let next = derive(&an.needs, target);
-        if covers(&config, &an.needs, target) {
-            sound = config.clone();
-            final_needs = an.needs.clone();
-            unpublished = an.unpublished.clone();
+    // Demands never cross a cut (see `segments`): each segment's waits are settled on their
+    // own, from the state the settled segments before it leave, which keeps the rounds below
+    // local and the pass linear in the kernel's size.
+    let order = walk_order(kernel);
+    let mut sound = Config::new();
+    let mut final_needs: BTreeMap<StmtId, Need> = BTreeMap::new();
+    let mut unpublished: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
+    let mut st = State::new();
+    for seg in segments(kernel) {
+        let (r0, v0) = (an.runs, an.visits);
+        let out = solve(&mut an, &seg, st, target, &order);
+        if std::env::var_os("SYNCOPT_AW_SEG").is_some() {
+            eprintln!("seg {} stmts {} runs {} visits", seg.len(), an.runs - r0, an.visits - v0);
         }
-        if next == config {
-            converged = true;
-            break;
-        }
-        config = next;
+        sound.extend(out.sound);
+        final_needs.extend(out.needs);
+        unpublished.extend(out.unpublished);
+        st = out.end;
     }
-    if !converged {
-        // Waits that make each other redundant (a wait early in a loop covers a copy that a
-        // later wait also covers) make the rounds above oscillate. Settle them one at a
-        // time, earliest first, keeping each change only if the placement stays sound: later
-        // waits, nearer their consumers, are the ones kept.
-        let order = walk_order(kernel);
-        let mut frozen: BTreeSet<StmtId> = BTreeSet::new();
-        for _ in 0..MAX_GREEDY {
-            an.run(sound.clone());
-            let want = derive(&an.needs, target);
-            let mut cands: Vec<StmtId> = sound
-                .keys()
-                .copied()
-                .filter(|s| !frozen.contains(s) && want.get(s) != sound.get(s))
-                .collect();
-            cands.sort_by_key(|s| order.get(s).copied().unwrap_or(usize::MAX));
-            let Some(&site) = cands.first() else {
-                break;
-            };
-            let mut cand = sound.clone();
-            match want.get(&site) {
-                Some(w) => {
-                    cand.insert(site, w.clone());
-                }
-                None => {
-                    cand.remove(&site);
-                }
-            }
-            an.run(cand.clone());
-            if covers(&cand, &an.needs, target) {
-                sound = cand;
-                final_needs = an.needs.clone();
-                unpublished = an.unpublished.clone();
-                continue;
-            }
-            // The whole step is unsound; a smaller one (each N one higher) may not be.
-            let mut cand = sound.clone();
-            let mut raised = false;
-            if let Some(sw) = cand.get_mut(&site) {
-                for (c, n) in sw.waits.iter_mut() {
-                    let max = target.counter_max(*c).unwrap_or(0);
-                    let goal = want
-                        .get(&site)
-                        .and_then(|w| w.waits.get(c).copied())
-                        .unwrap_or(max);
-                    if *n < goal.min(max) {
-                        *n += 1;
-                        raised = true;
-                    }
-                }
-            }
-            if raised {
-                an.run(cand.clone());
-                if covers(&cand, &an.needs, target) {
-                    sound = cand;
-                    final_needs = an.needs.clone();
-                    unpublished = an.unpublished.clone();
-                    continue;
-                }
-            }
-            frozen.insert(site);
-        }
+    if std::env::var_os("SYNCOPT_AW_DEBUG").is_some() {
+        eprintln!(
+            "aw: {} stmts, {} analyses, {} statement visits, state up to {}",
+            kernel.stmt_count(),
+            an.runs,
+            an.visits,
+            an.max_state
+        );
     }
     drop(an);
 
@@ -196,6 +139,166 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         report.explain.push(Explain { stmt, covers });
     }
     report
+}
+
+/// The settled waits of one segment, with the demands and unpublished pairs found under them
+/// and the state they leave at the segment's end.
+struct Solved {
+    sound: Config,
+    needs: BTreeMap<StmtId, Need>,
+    unpublished: BTreeSet<(StmtId, StmtId)>,
+    end: State,
+}
+
+/// Settles the waits of the top-level statements `seg`, entered in state `st0`.
+fn solve(
+    an: &mut Analysis,
+    seg: &[StmtId],
+    st0: State,
+    target: Target,
+    order: &HashMap<StmtId, usize>,
+) -> Solved {
+    // Round 0 trusts only the input's waits; its demands give a sound placement (more waits
+    // only shrink what is in flight). Later rounds re-derive each wait with the others in
+    // place; a placement that re-derives to itself covers every demand it creates.
+    let mut end = an.run_seq(Config::new(), seg, st0.clone());
+    let mut config = derive(&an.needs, target);
+    let mut sound = config.clone();
+    let mut final_needs = an.needs.clone();
+    let mut unpublished = an.unpublished.clone();
+    if config.is_empty() {
+        // Nothing to wait for: round 0 is its own fixpoint.
+        return Solved {
+            sound,
+            needs: final_needs,
+            unpublished,
+            end,
+        };
+    }
+    let mut converged = false;
+    for _ in 0..MAX_ROUNDS {
+        let e = an.run_seq(config.clone(), seg, st0.clone());
+        let next = derive(&an.needs, target);
+        if covers(&config, &an.needs, target) {
+            sound = config.clone();
+            final_needs = an.needs.clone();
+            unpublished = an.unpublished.clone();
+            end = e;
+        }
+        if next == config {
+            converged = true;
+            break;
+        }
+        config = next;
+    }
+    if !converged {
+        // Waits that make each other redundant (a wait early in a loop covers a copy that a
+        // later wait also covers) make the rounds above oscillate. Settle them one at a
+        // time, earliest first, keeping each change only if the placement stays sound: later
+        // waits, nearer their consumers, are the ones kept.
+        let mut frozen: BTreeSet<StmtId> = BTreeSet::new();
+        for _ in 0..MAX_GREEDY {
+            an.run_seq(sound.clone(), seg, st0.clone());
+            let want = derive(&an.needs, target);
+            let mut cands: Vec<StmtId> = sound
+                .keys()
+                .copied()
+                .filter(|s| !frozen.contains(s) && want.get(s) != sound.get(s))
+                .collect();
+            cands.sort_by_key(|s| order.get(s).copied().unwrap_or(usize::MAX));
+            let Some(&site) = cands.first() else {
+                break;
+            };
+            let mut cand = sound.clone();
+            match want.get(&site) {
+                Some(w) => {
+                    cand.insert(site, w.clone());
+                }
+                None => {
+                    cand.remove(&site);
+                }
+            }
+            let e = an.run_seq(cand.clone(), seg, st0.clone());
+            if covers(&cand, &an.needs, target) {
+                sound = cand;
+                final_needs = an.needs.clone();
+                unpublished = an.unpublished.clone();
+                end = e;
+                continue;
+            }
+            // The whole step is unsound; a smaller one (each N one higher) may not be.
+            let mut cand = sound.clone();
+            let mut raised = false;
+            if let Some(sw) = cand.get_mut(&site) {
+                for (c, n) in sw.waits.iter_mut() {
+                    let max = target.counter_max(*c).unwrap_or(0);
+                    let goal = want
+                        .get(&site)
+                        .and_then(|w| w.waits.get(c).copied())
+                        .unwrap_or(max);
+                    if *n < goal.min(max) {
+                        *n += 1;
+                        raised = true;
+                    }
+                }
+            }
+            if raised {
+                let e = an.run_seq(cand.clone(), seg, st0.clone());
+                if covers(&cand, &an.needs, target) {
+                    sound = cand;
+                    final_needs = an.needs.clone();
+                    unpublished = an.unpublished.clone();
+                    end = e;
+                    continue;
+                }
+            }
+            frozen.insert(site);
+        }
+    }
+    Solved {
+        sound,
+        needs: final_needs,
+        unpublished,
+        end,
+    }
+}
+
+/// Splits the top level of the kernel into segments no demand crosses. A cut goes right
+/// before a top-level monolithic barrier: it re-publishes every copy still in flight and
+/// forgets the earlier publications of those that are not, so a consumer after it can only
+/// ask for a wait at it or later, and one before it only earlier. On split-barrier targets
+/// the same holds for a top-level `barrier.signal ID; barrier.wait ID` pair when the kernel
+/// uses that one id (with several, a signal of one id leaves the others armed).
+fn segments(k: &Kernel) -> Vec<Vec<StmtId>> {
+    let mut ids: BTreeSet<i32> = BTreeSet::new();
+    k.walk(&mut |_, d| {
+        if let StmtKind::Sync(SyncOp::Signal { id } | SyncOp::Wait { id }) = &d.kind {
+            ids.insert(*id);
+        }
+    });
+    let stmts = &k.blocks[k.body].stmts;
+    let mut out: Vec<Vec<StmtId>> = Vec::new();
+    let mut cur: Vec<StmtId> = Vec::new();
+    for (i, &s) in stmts.iter().enumerate() {
+        let cut = match &k.stmts[s].kind {
+            StmtKind::Sync(SyncOp::Barrier { .. }) => ids.is_empty(),
+            StmtKind::Sync(SyncOp::Signal { id }) => {
+                ids.len() == 1
+                    && stmts.get(i + 1).is_some_and(|&n| {
+                        matches!(&k.stmts[n].kind, StmtKind::Sync(SyncOp::Wait { id: w }) if w == id)
+                    })
+            }
+            _ => false,
+        };
+        if cut && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        cur.push(s);
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// The waits a set of demands asks for: per site and counter, the smallest demand, capped at
@@ -325,8 +428,8 @@ fn unknown_counters(k: &Kernel, target: Target) -> Vec<Diagnostic> {
     out
 }
 
-fn walk_order(k: &Kernel) -> std::collections::HashMap<StmtId, usize> {
-    let mut m = std::collections::HashMap::new();
+fn walk_order(k: &Kernel) -> HashMap<StmtId, usize> {
+    let mut m = HashMap::new();
     k.walk(&mut |s, _| {
         let n = m.len();
         m.insert(s, n);
