@@ -257,7 +257,7 @@ impl<'a> Lexer<'a> {
 
     /// The next token, without a `Result` to move around on the hot path: a lexical error
     /// gives `Eof` and leaves the diagnostic in [`Lexer::take_error`].
-    #[inline]
+    #[inline(always)]
     pub fn scan(&mut self) -> Token<'a> {
         let src = self.src;
         let bytes = src.as_bytes();
@@ -283,6 +283,17 @@ impl<'a> Lexer<'a> {
                     i += 1;
                     self.line += 1;
                     self.col = 1;
+                    // Indentation: eight spaces at a time.
+                    while let Some(w) = bytes.get(i..i + 8) {
+                        let x = u64::from_le_bytes(w.try_into().expect("8 bytes"))
+                            ^ 0x2020_2020_2020_2020;
+                        let n = if x == 0 { 8 } else { x.trailing_zeros() / 8 };
+                        i += n as usize;
+                        self.col += n;
+                        if n < 8 {
+                            break;
+                        }
+                    }
                 }
                 _ if b >= 0x80 => {
                     // Non-ASCII whitespace counts one column, like a space.
@@ -366,32 +377,31 @@ impl<'a> Lexer<'a> {
                 (Tok::Int(v), end)
             }
             QUOTE => {
-                let mut j = i + 1;
-                let mut ascii = true;
-                loop {
-                    match bytes.get(j) {
-                        None | Some(b'\n') => {
-                            return self
-                                .fail(i, Diagnostic::error(Some(loc), "unterminated string"));
-                        }
-                        Some(b'"') => break,
-                        Some(b'\\') => {
-                            return self.fail(
-                                i,
-                                Diagnostic::error(
-                                    Some(Loc {
-                                        line: loc.line,
-                                        // Columns count characters, and the string may hold non-ASCII.
-                                        col: loc.col + src[i..j].chars().count() as u32,
-                                    }),
-                                    "escapes are not allowed in op names",
-                                ),
-                            );
-                        }
-                        Some(&c) => {
-                            ascii &= c < 0x80;
-                            j += 1;
-                        }
+                // The name up to its closing quote, or to whatever stops it.
+                let j = i
+                    + 1
+                    + bytes[i + 1..]
+                        .iter()
+                        .position(|&c| matches!(c, b'"' | b'\n' | b'\\'))
+                        .unwrap_or(bytes.len() - i - 1);
+                let ascii = bytes[i + 1..j].is_ascii();
+                match bytes.get(j) {
+                    Some(b'"') => {}
+                    Some(b'\\') => {
+                        return self.fail(
+                            i,
+                            Diagnostic::error(
+                                Some(Loc {
+                                    line: loc.line,
+                                    // Columns count characters, and the string may hold non-ASCII.
+                                    col: loc.col + src[i..j].chars().count() as u32,
+                                }),
+                                "escapes are not allowed in op names",
+                            ),
+                        );
+                    }
+                    _ => {
+                        return self.fail(i, Diagnostic::error(Some(loc), "unterminated string"));
                     }
                 }
                 let width = if ascii {

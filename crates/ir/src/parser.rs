@@ -9,7 +9,7 @@
 //! collects each block's statements and each op's effects on shared stacks so that every list
 //! is allocated once at its final size, and reserves the arenas from the input size.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::diag::Diagnostic;
@@ -33,7 +33,6 @@ pub fn parse_file(src: &str) -> Vec<Result<Module, Diagnostic>> {
                 tok: Tok::Eof,
                 loc: Loc::default(),
             },
-            ahead: VecDeque::new(),
             ended: None,
             file_end: false,
             lex_err: None,
@@ -134,8 +133,6 @@ struct Parser<'a> {
     lex: Lexer<'a>,
     /// The current token (never a comment: comments move to `pending` as the parser advances).
     cur: Token<'a>,
-    /// Tokens after `cur` read for lookahead (comments included).
-    ahead: VecDeque<Token<'a>>,
     /// Where this chunk ends (its `// -----`, the end of the file, or a lexical error): from
     /// there on the parser sees `Eof`.
     ended: Option<Loc>,
@@ -163,7 +160,7 @@ pub const MAX_NESTING: u32 = 100;
 
 impl<'a> Parser<'a> {
     /// Reads one more raw token from the lexer (comments included).
-    #[inline]
+    #[inline(always)]
     fn pull(&mut self) -> Token<'a> {
         if self.ended.is_some() {
             return self.end_token();
@@ -199,13 +196,12 @@ impl<'a> Parser<'a> {
         }
     }
     /// Makes the next non-comment token current; comments on the way wait in `pending`.
-    #[inline]
+    /// The grammar needs no lookahead beyond the current token. One out-of-line copy: the
+    /// lexer is inlined here, and inlining that into every caller bloats them.
+    #[inline(never)]
     fn advance(&mut self) {
         loop {
-            let t = match self.ahead.pop_front() {
-                Some(t) => t,
-                None => self.pull(),
-            };
+            let t = self.pull();
             if let Tok::Comment(c) = t.tok {
                 self.pending.push(c);
                 continue;
@@ -217,31 +213,6 @@ impl<'a> Parser<'a> {
     #[inline]
     fn peek(&self) -> Tok<'a> {
         self.cur.tok
-    }
-    /// The `n`-th token after the current one, comments skipped; `Eof` past the end.
-    fn peek_at(&mut self, n: usize) -> Tok<'a> {
-        if n == 0 || matches!(self.cur.tok, Tok::Eof) {
-            return self.cur.tok;
-        }
-        let mut i = 0;
-        let mut left = n;
-        loop {
-            while self.ahead.len() <= i {
-                let t = self.pull();
-                self.ahead.push_back(t);
-            }
-            match self.ahead[i].tok {
-                Tok::Eof => return Tok::Eof,
-                Tok::Comment(_) => {}
-                t => {
-                    left -= 1;
-                    if left == 0 {
-                        return t;
-                    }
-                }
-            }
-            i += 1;
-        }
     }
     #[inline]
     fn loc(&self) -> Loc {
@@ -905,20 +876,25 @@ impl<'a> Parser<'a> {
         if !self.eat_punct(P::LBracket) {
             return Ok(Selector::Whole);
         }
-        // `[lo:hi]` is a byte range, anything else a per-thread word index.
-        let is_range =
-            matches!(self.peek(), Tok::Int(_)) && matches!(self.peek_at(1), Tok::Punct(P::Colon));
-        let sel = if is_range {
-            let (lo, _) = self.uint("a start byte")?;
-            self.expect_punct(P::Colon)?;
-            let (hi, hl) = self.uint("an end byte")?;
-            if hi <= lo {
-                return Err(Diagnostic::error(
-                    Some(hl),
-                    format!("empty byte range [{lo}:{hi}]: the end must be after the start"),
-                ));
+        // `[lo:hi]` is a byte range, anything else a per-thread word index. An index that
+        // starts with an integer goes on from that integer as its first term.
+        let sel = if let Tok::Int(c) = self.peek() {
+            self.bump();
+            if self.eat_punct(P::Colon) {
+                // The lexer gives no negative integers.
+                let lo = c as u64;
+                let (hi, hl) = self.uint("an end byte")?;
+                if hi <= lo {
+                    return Err(Diagnostic::error(
+                        Some(hl),
+                        format!("empty byte range [{lo}:{hi}]: the end must be after the start"),
+                    ));
+                }
+                Selector::Bytes { lo, hi }
+            } else {
+                let first = self.int_term(c)?;
+                Selector::Index(self.expr_rest(first, 1)?)
             }
-            Selector::Bytes { lo, hi }
         } else {
             Selector::Index(self.expr()?)
         };
@@ -1153,12 +1129,18 @@ impl<'a> Parser<'a> {
     /// `term (('+' | '-') term)*`, each term `INT`, `INT * atom`, `atom`, or `atom * INT`,
     /// with atoms `tid`, `%name` or a parenthesized expression.
     fn expr(&mut self) -> PResult<AffineExpr> {
+        let sign: i64 = if self.eat_punct(P::Minus) { -1 } else { 1 };
+        let first = self.term()?;
+        self.expr_rest(first, sign)
+    }
+
+    /// The rest of an expression whose first term `t` (with its sign) is parsed.
+    fn expr_rest(&mut self, mut t: Term, mut sign: i64) -> PResult<AffineExpr> {
         let mut e = AffineExpr::default();
-        let mut sign: i64 = if self.eat_punct(P::Minus) { -1 } else { 1 };
         loop {
             // Constants and single variables (nearly every term) go straight into `e`,
             // without an expression of their own.
-            match self.term()? {
+            match t {
                 Term::Const(c) => e.constant = e.constant.wrapping_add(c.wrapping_mul(sign)),
                 Term::Var(v, c) => {
                     if c != 0 {
@@ -1179,17 +1161,14 @@ impl<'a> Parser<'a> {
             } else {
                 return Ok(e);
             }
+            t = self.term()?;
         }
     }
 
     fn term(&mut self) -> PResult<Term> {
         if let Tok::Int(c) = self.peek() {
             self.bump();
-            if self.eat_punct(P::Star) {
-                let a = self.atom()?;
-                return Ok(a.scaled(c));
-            }
-            return Ok(Term::Const(c));
+            return self.int_term(c);
         }
         let a = self.atom()?;
         if self.eat_punct(P::Star) {
@@ -1197,6 +1176,15 @@ impl<'a> Parser<'a> {
             return Ok(a.scaled(c));
         }
         Ok(a)
+    }
+
+    /// A term that starts with the integer `c` (already read): `c` or `c * atom`.
+    fn int_term(&mut self, c: i64) -> PResult<Term> {
+        if self.eat_punct(P::Star) {
+            let a = self.atom()?;
+            return Ok(a.scaled(c));
+        }
+        Ok(Term::Const(c))
     }
 
     /// A `Term::Var` with coefficient 1 or a parenthesized `Term::Expr`.
