@@ -295,7 +295,16 @@ fn cmd_fmt(input: &Input, out: &Output, check: bool) -> CmdResult {
         }
         return Ok(());
     }
-    write_output(out, &text)
+    let res = write_output(out, &text);
+    exit_without_freeing(file);
+    res
+}
+
+/// Leaves `file` to the operating system: the command is about to exit, and freeing a
+/// million-statement kernel allocation by allocation takes a quarter of the time parsing it
+/// did (about 0.1-0.3 s of `fmt` and `insert` on 1M statements).
+fn exit_without_freeing(file: File) {
+    std::mem::forget(file);
 }
 
 fn cmd_check(input: &Input) -> CmdResult {
@@ -404,7 +413,9 @@ fn cmd_insert(input: &Input, out: &Output, args: InsertArgs, lang: Option<Lang>)
     if failed {
         return Err(Fail::Program);
     }
-    write_output(out, &syncopt_ir::print_file(&file))
+    let res = write_output(out, &syncopt_ir::print_file(&file));
+    exit_without_freeing(file);
+    res
 }
 
 fn explain(src: &Source, k: &Kernel, t: Target, rep: &syncopt_passes::PassReport) {
