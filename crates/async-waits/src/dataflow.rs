@@ -139,7 +139,65 @@ fn tag_branch(mine: &mut State, other: &State, g: (StmtId, u8)) {
 }
 
 pub type Key = (Counter, u32, AccessKind);
-pub type State = BTreeMap<Key, Entry>;
+/// What is in flight (or was published) at a program point, by key. A sorted vector: states
+/// hold a handful of keys and are cloned at every branch and loop iteration, which a vector
+/// does with one allocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    v: Vec<(Key, Entry)>,
+}
+
+impl State {
+    pub fn new() -> State {
+        State { v: Vec::new() }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.v.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.v.len()
+    }
+    fn pos(&self, k: &Key) -> Result<usize, usize> {
+        self.v.binary_search_by(|x| x.0.cmp(k))
+    }
+    fn get(&self, k: &Key) -> Option<&Entry> {
+        self.pos(k).ok().map(|i| &self.v[i].1)
+    }
+    fn get_mut(&mut self, k: &Key) -> Option<&mut Entry> {
+        match self.pos(k) {
+            Ok(i) => Some(&mut self.v[i].1),
+            Err(_) => None,
+        }
+    }
+    fn insert(&mut self, k: Key, e: Entry) {
+        match self.pos(&k) {
+            Ok(i) => self.v[i].1 = e,
+            Err(i) => self.v.insert(i, (k, e)),
+        }
+    }
+    fn iter_mut(&mut self) -> impl Iterator<Item = (&Key, &mut Entry)> {
+        self.v.iter_mut().map(|(k, e)| (&*k, e))
+    }
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut Entry> {
+        self.v.iter_mut().map(|(_, e)| e)
+    }
+    fn retain(&mut self, mut f: impl FnMut(&Key, &mut Entry) -> bool) {
+        self.v.retain_mut(|(k, e)| f(k, e));
+    }
+}
+
+impl<'a> IntoIterator for &'a State {
+    type Item = (&'a Key, &'a Entry);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (Key, Entry)>,
+        fn(&'a (Key, Entry)) -> (&'a Key, &'a Entry),
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.v.iter().map(|(k, e)| (k, e))
+    }
+}
+
+
 
 fn join_state(a: &mut State, b: &State) {
     for (k, e) in b {
@@ -186,6 +244,9 @@ pub struct Analysis<'a> {
     /// Body evaluations so far, to bound the exact unrolling of loops with a minimum count.
     pub evals: u64,
     pub max_state: usize,
+    /// Per statement (by index): a loop or `if` whose body issues no async op. Entered with
+    /// nothing in flight it leaves nothing in flight and demands nothing, so it is skipped.
+    quiet: Vec<bool>,
     /// Statistics for SYNCOPT_AW_DEBUG: analyses run, statements visited.
     pub runs: u64,
     pub visits: u64,
@@ -231,6 +292,7 @@ impl<'a> Analysis<'a> {
             max_state: 0,
             runs: 0,
             visits: 0,
+            quiet: Vec::new(),
             if_loops: HashMap::default(),
             guarded: HashMap::default(),
             raw: HashMap::default(),
@@ -250,16 +312,21 @@ impl<'a> Analysis<'a> {
         });
         let mut stack = Vec::new();
         enclosing_loops(k, k.body, &mut stack, &mut a.if_loops);
-        let mut ops = HashMap::default();
+        // Ops in the kernel's tree, by id (the order places are interned in).
+        let mut reached = vec![false; k.stmts.len()];
         k.walk(&mut |s, d| {
-            if let StmtKind::Op(op) = &d.kind {
-                ops.insert(s, op.clone());
+            if matches!(d.kind, StmtKind::Op(_)) {
+                reached[s.index()] = true;
             }
         });
-        let mut sorted: Vec<_> = ops.into_iter().collect();
-        sorted.sort_by_key(|(s, _)| *s);
         let mut infos: Vec<Option<OpInfo>> = vec![None; k.stmts.len()];
-        for (s, op) in sorted {
+        for (s, d) in k.stmts.iter() {
+            let StmtKind::Op(op) = &d.kind else {
+                continue;
+            };
+            if !reached[s.index()] {
+                continue;
+            }
             let counter = op
                 .asynchronous
                 .and_then(|spec| target.async_counter(spec, &op.name))
@@ -283,6 +350,9 @@ impl<'a> Analysis<'a> {
             }
         }
         a.ops = Rc::new(infos);
+        let mut quiet = vec![false; k.stmts.len()];
+        quiet_block(k, k.body, &a.ops, &mut quiet);
+        a.quiet = quiet;
         a
     }
 
@@ -342,10 +412,13 @@ impl<'a> Analysis<'a> {
 
     fn stmt(&mut self, s: StmtId, mut st: State) -> State {
         self.visits += 1;
+        if st.is_empty() && self.quiet.get(s.index()).copied().unwrap_or(false) {
+            return st;
+        }
         let k = self.k;
         match &k.stmts[s].kind {
             StmtKind::Op(_) => {
-                self.consume(s, &mut st);
+                self.consume(s, &st);
                 self.apply_site(s, &mut st, None);
                 self.issue(s, &mut st);
                 st
@@ -679,7 +752,7 @@ impl<'a> Analysis<'a> {
     }
 
     /// Records what op `s` needs from the copies in flight.
-    fn consume(&mut self, s: StmtId, st: &mut State) {
+    fn consume(&mut self, s: StmtId, st: &State) {
         if st.is_empty() {
             return;
         }
@@ -690,16 +763,14 @@ impl<'a> Analysis<'a> {
         if info.effects.is_empty() {
             return;
         }
-        let keys: Vec<Key> = st.keys().copied().collect();
-        for key @ (counter, p, kind) in keys {
+        for &((counter, p, kind), ref e) in &st.v {
             // A guard only narrows the op's places: no conflict without one, none with one.
             let w0 = self.worst(s, info, p, kind, None);
             if w0 == Conflict::None {
                 continue;
             }
-            let e = &st[&key];
-            let (copy, last, live) = (e.copy, e.last.clone(), e.live.clone());
-            for (site, c, g) in last {
+            let (copy, live) = (e.copy, &e.live);
+            for &(site, c, g) in &e.last {
                 let w = match g {
                     None => w0,
                     g => self.worst(s, info, p, kind, g),
@@ -853,6 +924,31 @@ fn arrive_wait(st: &mut State, id: i32) {
         }
     }
     st.retain(|_, e| !e.dead());
+}
+
+/// Marks the loops and ifs under `b` that issue no async op; returns whether `b` issues none.
+fn quiet_block(k: &Kernel, b: BlockId, ops: &[Option<OpInfo>], out: &mut [bool]) -> bool {
+    let mut all = true;
+    for &s in &k.blocks[b].stmts {
+        let q = match &k.stmts[s].kind {
+            StmtKind::Op(_) => ops
+                .get(s.index())
+                .and_then(|o| o.as_ref())
+                .is_none_or(|o| o.counter.is_none()),
+            StmtKind::For(f) => quiet_block(k, f.body, ops, out),
+            StmtKind::If(i) => {
+                let t = quiet_block(k, i.then_block, ops, out);
+                let e = i.else_block.is_none_or(|e| quiet_block(k, e, ops, out));
+                t && e
+            }
+            _ => true,
+        };
+        if matches!(k.stmts[s].kind, StmtKind::For(_) | StmtKind::If(_)) {
+            out[s.index()] = q;
+        }
+        all &= q;
+    }
+    all
 }
 
 /// Records, for every uniform `if` with memory results, the loops around it (innermost last).

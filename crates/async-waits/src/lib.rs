@@ -43,7 +43,12 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     let mut mem = place::Memory::new(kernel);
     mem.threads =
         u64::from(target.waves(kernel).max(1)) * u64::from(target.info().wave_size.max(1));
+    let dbg = std::env::var_os("SYNCOPT_AW_DEBUG").is_some();
+    let t0 = std::time::Instant::now();
     let mut an = Analysis::new(kernel, &mem, target);
+    if dbg {
+        eprintln!("aw: setup {:?}", t0.elapsed());
+    }
     report.diagnostics.extend(unknown_counters(kernel, target));
 
     // Demands never cross a cut (see `segments`): each segment's waits are settled on their
@@ -65,7 +70,8 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         unpublished.extend(out.unpublished);
         st = out.end;
     }
-    if std::env::var_os("SYNCOPT_AW_DEBUG").is_some() {
+    if dbg {
+        eprintln!("aw: segments done {:?}", t0.elapsed());
         eprintln!(
             "aw: {} stmts, {} analyses, {} statement visits, state up to {}",
             kernel.stmt_count(),
@@ -134,6 +140,9 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         .flat_map(|n| n.covers.iter().copied())
         .collect();
     report.hazards = hazards.len();
+    if dbg {
+        eprintln!("aw: before insert {:?}", t0.elapsed());
+    }
     let created = kernel.insert_syncs(items);
     for (stmt, covers) in created.into_iter().zip(why) {
         report.explain.push(Explain { stmt, covers });
