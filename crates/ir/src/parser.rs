@@ -1336,3 +1336,160 @@ fn scale(mut e: AffineExpr, c: i64) -> AffineExpr {
     e.constant = e.constant.wrapping_mul(c);
     e
 }
+
+#[cfg(test)]
+mod tests {
+    //! The paths the fast parser added: an index that starts with an integer (told apart from
+    //! a byte range without lookahead), the flat name table with its undo log, and the
+    //! lexer's fast paths (indentation, integers, op names). Expected text and locations were
+    //! checked against the parser before the rewrite.
+
+    use crate::{parse, print_file};
+
+    fn round(src: &str) -> String {
+        match parse(src) {
+            Ok(f) => print_file(&f),
+            Err(d) => panic!("{}", d.render("t.sk", src)),
+        }
+    }
+
+    fn err(src: &str) -> (String, String) {
+        let d = parse(src).expect_err("should not parse");
+        (d.loc.expect("located").to_string(), d.message)
+    }
+
+    fn k(body: &str) -> String {
+        format!("kernel @k(%n) {{\n  %A = buffer workgroup 64\n{body}}}\n")
+    }
+
+    #[test]
+    fn index_starting_with_an_integer() {
+        let src = k("  op \"x\" read %A[4], write %A[4 * tid], read %A[4 + tid], read %A[4 * (tid + 1) - 2], read %A[0:8]\n");
+        assert_eq!(
+            round(&src),
+            k("  op \"x\" read %A[4], write %A[tid * 4], read %A[tid + 4], read %A[tid * 4 + 2], read %A[0:8]\n")
+        );
+    }
+
+    #[test]
+    fn comment_inside_a_selector_goes_to_the_next_statement() {
+        let src = k("  op \"x\" read %A[4 // c\n : 8]\n  op \"y\"\n");
+        assert_eq!(
+            round(&src),
+            k("  op \"x\" read %A[4:8]\n  // c\n  op \"y\"\n")
+        );
+        let src = k("  op \"x\" read %A[4 // c\n * tid]\n");
+        assert_eq!(round(&src), k("  op \"x\" read %A[tid * 4]\n  // c\n"));
+    }
+
+    #[test]
+    fn selector_errors() {
+        let e = |s: &str| err(&k(s));
+        assert_eq!(
+            e("  op \"x\" read %A[4 :]\n"),
+            ("3:21".into(), "expected an end byte, found ']'".into())
+        );
+        assert_eq!(
+            e("  op \"x\" read %A[4 *]\n"),
+            (
+                "3:21".into(),
+                "expected an integer, 'tid', '%name' or '(', found ']'".into()
+            )
+        );
+        assert_eq!(
+            e("  op \"x\" read %A[8:4]\n"),
+            (
+                "3:20".into(),
+                "empty byte range [8:4]: the end must be after the start".into()
+            )
+        );
+    }
+
+    #[test]
+    fn shadowing_ends_with_the_block() {
+        // The view shadows the buffer inside the loop only; the loop variable dies with it.
+        let src = "kernel @k(%n) {\n  %A = buffer workgroup 64\n  for %i = 0 to 4 {\n    %A = view %A[0:32]\n    op \"x\" read %A\n  }\n  op \"y\" read %A\n}\n";
+        let f = parse(src).expect("parses");
+        let kern = &f.chunks[0].kernels[0];
+        let mut reads = Vec::new();
+        kern.walk(&mut |_, d| {
+            if let crate::StmtKind::Op(op) = &d.kind {
+                reads.push(kern.values[op.effects[0].mem.value].kind);
+            }
+        });
+        assert!(matches!(reads[0], crate::ValueKind::View(_)), "{reads:?}");
+        assert!(matches!(reads[1], crate::ValueKind::Buffer(_)), "{reads:?}");
+        let after = src.replace(
+            "  op \"y\" read %A\n",
+            "  op \"y\" read %A\n  op \"z\" read %A[%i]\n",
+        );
+        assert_eq!(
+            err(&after),
+            ("8:18".into(), "use of undeclared name '%i'".into())
+        );
+    }
+
+    #[test]
+    fn redefinition_only_in_the_same_scope() {
+        let (at, msg) =
+            err("kernel @k(%n) {\n  %A = buffer workgroup 64\n  %A = buffer workgroup 32\n}\n");
+        assert_eq!(
+            (at.as_str(), msg.as_str()),
+            ("3:3", "'%A' is already defined in this scope")
+        );
+        // A parameter lives in the scope around the body: the body may shadow it.
+        let src = "kernel @k(%A) {\n  %A = buffer workgroup 64\n  op \"x\" read %A\n}\n";
+        assert_eq!(round(src), src);
+    }
+
+    #[test]
+    fn columns_after_odd_whitespace() {
+        // Tab, CR and no-break space count one column each; non-ASCII in an op name counts
+        // one column per character.
+        let src =
+            "kernel @k {\n\t%A = buffer workgroup 64\r\n \u{a0}op \"é\u{1F600}\" read %B\n}\n";
+        assert_eq!(
+            err(src),
+            ("3:16".into(), "use of undeclared name '%B'".into())
+        );
+        // Indentation longer than eight bytes, then a tab.
+        let src = "kernel @k {\n        \t  op \"x\" read %B\n}\n";
+        assert_eq!(
+            err(src),
+            ("2:24".into(), "use of undeclared name '%B'".into())
+        );
+    }
+
+    #[test]
+    fn integers() {
+        let src = "kernel @k {\n  %A = buffer workgroup 999999999999999999\n  %B = buffer workgroup 9223372036854775807\n  %C = buffer workgroup 0x1F\n  %D = buffer workgroup 007\n}\n";
+        assert_eq!(
+            round(src),
+            "kernel @k {\n  %A = buffer workgroup 999999999999999999\n  %B = buffer workgroup 9223372036854775807\n  %C = buffer workgroup 31\n  %D = buffer workgroup 7\n}\n"
+        );
+        assert_eq!(
+            err("kernel @k {\n  %A = buffer workgroup 9223372036854775808\n}\n"),
+            (
+                "2:25".into(),
+                "invalid integer '9223372036854775808'".into()
+            )
+        );
+    }
+
+    #[test]
+    fn op_name_errors() {
+        let e = |s: &str| err(s).0;
+        assert_eq!(e("kernel @k {\n  op \"x\\n\"\n}\n"), "2:8");
+        assert_eq!(e("kernel @k {\n  op \"é\\n\"\n}\n"), "2:8");
+        assert_eq!(e("kernel @k {\n  op \"x\n}\n"), "2:6");
+        assert_eq!(e("kernel @k {\n  op \"x"), "2:6");
+    }
+
+    #[test]
+    fn extreme_constants_print_back() {
+        let src = "kernel @k(%n) {\n  %A = buffer workgroup 64\n  if uniform (%n * -9223372036854775807 - 1) mod 3 <= -5 {\n    op \"x\" read %A[-tid * 3 + 9223372036854775807]\n  }\n}\n";
+        let want = "kernel @k(%n) {\n  %A = buffer workgroup 64\n  if uniform (-%n * 9223372036854775807 - 1) mod 3 <= -5 {\n    op \"x\" read %A[-tid * 3 + 9223372036854775807]\n  }\n}\n";
+        assert_eq!(round(src), want);
+        assert_eq!(round(want), want);
+    }
+}
