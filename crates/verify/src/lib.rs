@@ -5,6 +5,7 @@
 use syncopt_ir::{Diagnostic, Kernel};
 use syncopt_targets::{Family, Target};
 
+mod handles;
 pub mod pipes;
 pub mod workgroup;
 

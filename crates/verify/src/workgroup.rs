@@ -193,11 +193,26 @@ struct Ctx {
     o: i8,
     /// Split-barrier ids with a signal not yet waited for, and the signal.
     pending: Vec<(i32, StmtId)>,
-    /// Handles (iter args, results) bound to concrete memory on this path.
+    /// Handles (iter args, results) bound to concrete memory on this path. A handle with
+    /// several possible regions (paths merged, or a divergent if) is bound to their hull here
+    /// and listed in `alts`.
     binds: Vec<(ValueId, Region)>,
+    /// Handles bound to one of a few regions (sorted, 2..=ALTS_MAX of them): what the handle
+    /// names is exactly one of them, so an access through it touches one of them.
+    alts: Vec<(ValueId, Vec<Region>)>,
     /// Induction variables known modulo their period: `(iv, iv mod period)`.
     res: Vec<(ValueId, u32)>,
+    /// Paths that disagreed on handle bindings or residues were merged into this one: a
+    /// problem found here may be a false alarm.
+    merged: bool,
 }
+
+/// Said of a problem found on a path that merged others (see `Checker::widen`).
+const MERGED_NOTE: &str =
+    "the verifier merged paths here (too many to keep apart); this may be a false alarm";
+
+/// Regions kept per handle after a merge before they become their hull.
+const ALTS_MAX: usize = 8;
 
 impl Ctx {
     fn bind(&mut self, v: ValueId, r: Region) {
@@ -205,12 +220,49 @@ impl Ctx {
             Ok(i) => self.binds[i].1 = r,
             Err(i) => self.binds.insert(i, (v, r)),
         }
+        if let Ok(i) = self.alts.binary_search_by_key(&v, |b| b.0) {
+            self.alts.remove(i);
+        }
+    }
+    /// Binds `v` to one of `rs` (the hull beyond ALTS_MAX regions).
+    fn bind_set(&mut self, v: ValueId, mut rs: Vec<Region>) {
+        rs.sort();
+        rs.dedup();
+        let Some(first) = rs.first().copied() else {
+            self.bind(v, TOP);
+            return;
+        };
+        let hull = rs.iter().fold(first, |h, r| h.hull(r));
+        self.bind(v, hull);
+        if rs.len() > 1 && rs.len() <= ALTS_MAX {
+            match self.alts.binary_search_by_key(&v, |b| b.0) {
+                Ok(i) => self.alts[i].1 = rs,
+                Err(i) => self.alts.insert(i, (v, rs)),
+            }
+        }
     }
     fn binding(&self, v: ValueId) -> Option<Region> {
         self.binds
             .binary_search_by_key(&v, |b| b.0)
             .ok()
             .map(|i| self.binds[i].1)
+    }
+    /// Every region `v` may name on this path; `None` when unbound (it may name anything).
+    fn binding_set(&self, v: ValueId) -> Option<Vec<Region>> {
+        if let Ok(i) = self.alts.binary_search_by_key(&v, |b| b.0) {
+            return Some(self.alts[i].1.clone());
+        }
+        self.binding(v).map(|r| vec![r])
+    }
+    fn alts_of(&self, v: ValueId) -> Option<&[Region]> {
+        self.alts
+            .binary_search_by_key(&v, |b| b.0)
+            .ok()
+            .map(|i| self.alts[i].1.as_slice())
+    }
+    fn unbind(&mut self, vals: &[ValueId]) {
+        self.binds.retain(|b| !vals.contains(&b.0));
+        self.alts.retain(|b| !vals.contains(&b.0));
     }
     fn residue(&self, v: ValueId) -> Option<u32> {
         self.res
@@ -234,9 +286,6 @@ type State = BTreeMap<Ctx, Recs>;
 
 /// A loop's input (observed induction variables, state) and its output.
 type MemoEntry = (Vec<(ValueId, i64)>, State, State);
-
-/// Contexts that agree on the barrier state, to be merged.
-type CtxGroups = BTreeMap<(i8, Vec<(i32, StmtId)>, Vec<(ValueId, u32)>), Vec<(Ctx, Recs)>>;
 
 /// Adds `other` into `st`; returns whether anything new appeared.
 fn join_into(st: &mut State, other: State) -> bool {
@@ -317,6 +366,8 @@ struct Deferred {
     /// Root buffer, for the message.
     root: u32,
     why: String,
+    /// Found on a merged path.
+    merged: bool,
 }
 
 #[derive(Default)]
@@ -368,8 +419,13 @@ struct Checker<'k> {
     used_vals: BTreeSet<ValueId>,
     /// Per loop: the induction variables whose values its body can observe (the memo key).
     body_ivs: BTreeMap<StmtId, BTreeSet<ValueId>>,
+    /// Per statement: handles read for the last time inside it (their bindings are dropped
+    /// after it, so paths differing only there merge exactly).
+    kills: Vec<Vec<ValueId>>,
     /// Whether contexts were merged (precision lost, still sound).
     widened: bool,
+    /// Program-order index of each statement.
+    order: Vec<usize>,
     states: usize,
 }
 
@@ -495,7 +551,17 @@ impl<'k> Checker<'k> {
             memo: BTreeMap::new(),
             used_vals,
             body_ivs: BTreeMap::new(),
+            kills: crate::handles::kills(k),
             widened: false,
+            order: {
+                let mut order = vec![0; k.stmts.len()];
+                let mut i = 0;
+                k.walk(&mut |s, _| {
+                    order[s.index()] = i;
+                    i += 1;
+                });
+                order
+            },
             states: 0,
         }
     }
@@ -700,7 +766,54 @@ impl<'k> Checker<'k> {
         })
     }
 
-    fn resolve(&self, v: ValueId, env: &Env, ctx: &Ctx, depth: u32) -> Region {
+    /// The handle a value's memory comes from (through views and placements), if any.
+    fn terminal(&self, mut v: ValueId) -> Option<ValueId> {
+        for _ in 0..64 {
+            v = match self.k.values[v].kind {
+                ValueKind::IterArg { .. } | ValueKind::Result { .. } => return Some(v),
+                ValueKind::View(view) => self.k.views[view].base,
+                ValueKind::Buffer(b) => match self.k.buffers[b].placement {
+                    Placement::At { base, .. } | Placement::Aliases(base) => base,
+                    Placement::Own => return None,
+                },
+                _ => return None,
+            };
+        }
+        None
+    }
+
+    /// The choices of one access's handle: `[None]` when it has one region on this path,
+    /// else one override per region the handle may name.
+    fn choices(&self, v: ValueId, ctx: &Ctx) -> Vec<Option<(ValueId, Region)>> {
+        if ctx.alts.is_empty() {
+            return vec![None];
+        }
+        match self
+            .terminal(v)
+            .and_then(|h| ctx.alts_of(h).map(|a| (h, a)))
+        {
+            Some((h, alts)) => alts.iter().map(|&r| Some((h, r))).collect(),
+            None => vec![None],
+        }
+    }
+
+    /// Every region `v` may name on this path.
+    fn resolve_all(&self, v: ValueId, env: &Env, ctx: &Ctx) -> Vec<Region> {
+        self.choices(v, ctx)
+            .into_iter()
+            .map(|o| self.resolve_o(v, env, ctx, 0, o))
+            .collect()
+    }
+
+    /// `resolve`, with handle `over.0` taken to name `over.1`.
+    fn resolve_o(
+        &self,
+        v: ValueId,
+        env: &Env,
+        ctx: &Ctx,
+        depth: u32,
+        over: Option<(ValueId, Region)>,
+    ) -> Region {
         if depth > 64 {
             return TOP;
         }
@@ -716,7 +829,7 @@ impl<'k> Checker<'k> {
                         anchor: NO_ANCHOR,
                     },
                     Placement::At { base, offset } => {
-                        let r = self.resolve(base, env, ctx, depth + 1);
+                        let r = self.resolve_o(base, env, ctx, depth + 1, over);
                         Region {
                             root: r.root,
                             lo: r.lo.saturating_add(offset),
@@ -726,7 +839,7 @@ impl<'k> Checker<'k> {
                         }
                     }
                     Placement::Aliases(base) => {
-                        let r = self.resolve(base, env, ctx, depth + 1);
+                        let r = self.resolve_o(base, env, ctx, depth + 1, over);
                         Region {
                             root: r.root,
                             lo: 0,
@@ -739,7 +852,7 @@ impl<'k> Checker<'k> {
             }
             ValueKind::View(view) => {
                 let vd = &self.k.views[view];
-                let r = self.resolve(vd.base, env, ctx, depth + 1);
+                let r = self.resolve_o(vd.base, env, ctx, depth + 1, over);
                 if r.root == ANY_ROOT || r.hi == u64::MAX {
                     return r;
                 }
@@ -767,7 +880,10 @@ impl<'k> Checker<'k> {
                     }
                 }
             }
-            ValueKind::IterArg { .. } | ValueKind::Result { .. } => ctx.binding(v).unwrap_or(TOP),
+            ValueKind::IterArg { .. } | ValueKind::Result { .. } => match over {
+                Some((h, r)) if h == v => r,
+                _ => ctx.binding(v).unwrap_or(TOP),
+            },
             _ => TOP,
         }
     }
@@ -777,8 +893,14 @@ impl<'k> Checker<'k> {
     }
 
     /// The region and ownership of one effect.
-    fn access(&self, e: &syncopt_ir::Effect, env: &Env, ctx: &Ctx) -> (Region, Option<Idx>) {
-        let r = self.resolve(e.mem.value, env, ctx, 0);
+    fn access(
+        &self,
+        e: &syncopt_ir::Effect,
+        env: &Env,
+        ctx: &Ctx,
+        over: Option<(ValueId, Region)>,
+    ) -> (Region, Option<Idx>) {
+        let r = self.resolve_o(e.mem.value, env, ctx, 0, over);
         match &e.mem.sel {
             Selector::Whole => (r, None),
             Selector::Bytes { lo, hi } => {
@@ -822,8 +944,18 @@ impl<'k> Checker<'k> {
                     }
                 }
                 let region = if idx.params.is_empty() && self.threads <= MAX_THREADS {
-                    let last = self.threads.max(1) as i64 - 1;
-                    let (w0, w1) = (idx.c, idx.c.wrapping_add(idx.a.wrapping_mul(last)));
+                    // Only the threads that can run the access touch words (a divergent
+                    // `if tid < C` narrows them).
+                    let (t0, t1) = meet((0, self.threads.max(1) as i64), self.tids);
+                    let (first, last) = if t0 < t1 {
+                        (t0, t1 - 1)
+                    } else {
+                        (0, self.threads.max(1) as i64 - 1)
+                    };
+                    let (w0, w1) = (
+                        idx.c.wrapping_add(idx.a.wrapping_mul(first)),
+                        idx.c.wrapping_add(idx.a.wrapping_mul(last)),
+                    );
                     let (wmin, wmax) = (w0.min(w1), w0.max(w1));
                     if wmin < 0 {
                         r
@@ -853,84 +985,224 @@ impl<'k> Checker<'k> {
             }
             self.states += st.len();
             st = self.stmt(s, env, st);
+            st = self.drop_dead(s, st);
             if st.len() > CTX_MAX {
-                // Bindings first (residues decide slots, keep them while we can).
-                st = self.widen(st, true);
-                if st.len() > CTX_MAX_RESIDUES {
-                    st = self.widen(st, false);
-                }
+                st = self.widen(st);
             }
         }
         st
     }
 
-    /// Too many paths: merge the contexts that agree on the barrier state (offset, pending
-    /// signals), taking the hull of each handle binding and forgetting residues they disagree
-    /// on. Sound (regions only grow), and it bounds the work per statement.
-    fn widen(&mut self, st: State, keep_residues: bool) -> State {
+    /// Drops the bindings of handles that nothing reads after statement `s`.
+    fn drop_dead(&self, s: StmtId, st: State) -> State {
+        let dead = &self.kills[s.index()];
+        if dead.is_empty()
+            || !st
+                .keys()
+                .any(|c| c.binds.iter().any(|b| dead.contains(&b.0)))
+        {
+            return st;
+        }
+        self.forget(st, dead)
+    }
+
+    /// Too many paths. First, handles bound by one statement (a loop's results, an if's
+    /// results, a loop's iter args) are merged as a group, one group at a time, until the
+    /// paths fit: contexts that agree on everything else become one, and each handle of the
+    /// group keeps the set of regions it had (not their hull). The group that keeps the most
+    /// apart is chosen first, avoiding groups whose members never overlapped on any path but
+    /// would after the merge (a loop that swaps two buffers: merging it would make its two
+    /// handles look alike). Only if that is not enough are the contexts that agree on the
+    /// barrier state merged whole (every handle's regions, then residues past
+    /// CTX_MAX_RESIDUES). Sound: a handle's set only grows, records are unioned.
+    fn widen(&mut self, mut st: State) -> State {
         self.widened = true;
-        let mut groups: CtxGroups = BTreeMap::new();
-        for (ctx, recs) in st {
-            let res = if keep_residues {
-                ctx.res.clone()
-            } else {
-                Vec::new()
+        while st.len() > CTX_MAX {
+            let Some(group) = self.pick_group(&st) else {
+                break;
             };
-            groups
-                .entry((ctx.o, ctx.pending.clone(), res))
-                .or_default()
-                .push((ctx, recs));
+            st = self.merge_by(st, |c| {
+                let mut k = c.clone();
+                k.unbind(&group);
+                k.merged = false;
+                k
+            });
+        }
+        if st.len() > CTX_MAX {
+            // No single group helps (handles that vary together, like a loop's results and a
+            // later loop started from them, or groups that would be confused): merge groups
+            // cumulatively, the oldest first and the iter args of the loops being run last
+            // (their handles are the ones the next statements use).
+            let mut groups = self.handle_groups(&st);
+            groups.sort_by_key(|g| self.group_rank(g[0]));
+            let mut gone: Vec<ValueId> = Vec::new();
+            for g in groups {
+                if st.len() <= CTX_MAX {
+                    break;
+                }
+                gone.extend(g);
+                st = self.merge_by(st, |c| {
+                    let mut k = c.clone();
+                    k.unbind(&gone);
+                    k.merged = false;
+                    k
+                });
+            }
+        }
+        if st.len() > CTX_MAX {
+            // Bindings first (residues decide slots, keep them while we can).
+            st = self.merge_by(st, |c| Ctx {
+                o: c.o,
+                pending: c.pending.clone(),
+                res: c.res.clone(),
+                ..Ctx::default()
+            });
+            if st.len() > CTX_MAX_RESIDUES {
+                st = self.merge_by(st, |c| Ctx {
+                    o: c.o,
+                    pending: c.pending.clone(),
+                    ..Ctx::default()
+                });
+            }
+        }
+        st
+    }
+
+    /// Merge order of a handle's group: results before iter args, older statements first.
+    fn group_rank(&self, v: ValueId) -> (bool, usize) {
+        match self.k.values[v].kind {
+            ValueKind::IterArg { stmt, .. } => (true, self.order[stmt.index()]),
+            ValueKind::Result { stmt, .. } => (false, self.order[stmt.index()]),
+            _ => (false, 0),
+        }
+    }
+
+    /// Bound handles by the statement that binds them together (a loop's results, an if's
+    /// results, a loop's iter args).
+    fn handle_groups(&self, st: &State) -> Vec<Vec<ValueId>> {
+        let mut groups: BTreeMap<(StmtId, bool), BTreeSet<ValueId>> = BTreeMap::new();
+        for c in st.keys() {
+            for &(v, _) in &c.binds {
+                let key = match self.k.values[v].kind {
+                    ValueKind::IterArg { stmt, .. } => (stmt, false),
+                    ValueKind::Result { stmt, .. } => (stmt, true),
+                    _ => continue,
+                };
+                groups.entry(key).or_default().insert(v);
+            }
+        }
+        groups
+            .into_values()
+            .map(|g| g.into_iter().collect())
+            .collect()
+    }
+
+    /// The handle group to merge next: the one whose merge leaves the fewest contexts, among
+    /// those that do not make two of its handles overlap that never did; `None` when merging
+    /// no such group alone reduces the count.
+    fn pick_group(&self, st: &State) -> Option<Vec<ValueId>> {
+        let groups = self.handle_groups(st);
+        let mut best: Option<(usize, Vec<ValueId>)> = None;
+        for vals in groups {
+            let mut keyed: BTreeMap<Ctx, Vec<&Ctx>> = BTreeMap::new();
+            for c in st.keys() {
+                let mut k = c.clone();
+                k.unbind(&vals);
+                k.merged = false;
+                keyed.entry(k).or_default().push(c);
+            }
+            let n = keyed.len();
+            if n >= st.len() {
+                continue;
+            }
+            let confuses = vals.len() > 1
+                && keyed
+                    .values()
+                    .filter(|items| items.len() > 1)
+                    .any(|items| Self::confuses(items, &vals));
+            if confuses {
+                continue;
+            }
+            if best.as_ref().is_none_or(|b| n < b.0) {
+                best = Some((n, vals));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
+    /// Whether merging `items` makes two of `vals` possibly overlap on a path where they did
+    /// not.
+    fn confuses(items: &[&Ctx], vals: &[ValueId]) -> bool {
+        let sets: Vec<Vec<Option<Vec<Region>>>> = items
+            .iter()
+            .map(|c| vals.iter().map(|&v| c.binding_set(v)).collect())
+            .collect();
+        let meets = |a: &[Region], b: &[Region]| a.iter().any(|x| b.iter().any(|y| x.overlaps(y)));
+        for i in 0..vals.len() {
+            for j in i + 1..vals.len() {
+                let mut apart = false;
+                let mut ui: Vec<Region> = Vec::new();
+                let mut uj: Vec<Region> = Vec::new();
+                for s in &sets {
+                    if let (Some(a), Some(b)) = (&s[i], &s[j]) {
+                        apart |= !meets(a, b);
+                        ui.extend(a.iter().copied());
+                        uj.extend(b.iter().copied());
+                    }
+                }
+                if apart && meets(&ui, &uj) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Merges the contexts with the same `key`: the key's fields, each handle bound on every
+    /// merged path to the set of its regions there (unbound if unbound on one), residues
+    /// kept where all agree, records unioned.
+    fn merge_by(&self, st: State, key: impl Fn(&Ctx) -> Ctx) -> State {
+        let mut groups: BTreeMap<Ctx, Vec<(Ctx, Recs)>> = BTreeMap::new();
+        for (ctx, recs) in st {
+            groups.entry(key(&ctx)).or_default().push((ctx, recs));
         }
         let mut out = State::new();
-        for ((o, pending, _), items) in groups {
-            let mut binds: BTreeMap<ValueId, Option<Region>> = BTreeMap::new();
-            let mut res: BTreeMap<ValueId, Option<u32>> = BTreeMap::new();
-            let n = items.len();
-            for (ctx, _) in &items {
-                for &(v, r) in &ctx.binds {
-                    binds
-                        .entry(v)
-                        .and_modify(|e| *e = e.map(|x| x.hull(&r)))
-                        .or_insert(Some(r));
+        for (mut ctx, items) in groups {
+            if items.len() == 1 {
+                let (c, r) = items.into_iter().next().expect("one item");
+                join_into(&mut out, BTreeMap::from([(c, r)]));
+                continue;
+            }
+            let first = &items[0].0;
+            let mut sets: Vec<(ValueId, Vec<Region>)> = Vec::new();
+            for &(v, _) in &first.binds {
+                if ctx.binding(v).is_some() {
+                    continue;
                 }
-                for &(v, r) in &ctx.res {
-                    res.entry(v)
-                        .and_modify(|e| {
-                            if *e != Some(r) {
-                                *e = None
-                            }
-                        })
-                        .or_insert(Some(r));
+                let mut all = Vec::new();
+                let mut everywhere = true;
+                for (c, _) in &items {
+                    match c.binding_set(v) {
+                        Some(rs) => all.extend(rs),
+                        None => {
+                            everywhere = false;
+                            break;
+                        }
+                    }
+                }
+                if everywhere {
+                    sets.push((v, all));
                 }
             }
-            // A binding missing on some path resolves to anything there.
-            for (v, b) in binds.iter_mut() {
-                if items.iter().any(|(c, _)| c.binding(*v).is_none()) {
-                    *b = Some(TOP);
+            for (v, rs) in sets {
+                ctx.bind_set(v, rs);
+            }
+            for &(v, r) in &first.res {
+                if ctx.residue(v).is_none() && items.iter().all(|(c, _)| c.residue(v) == Some(r)) {
+                    ctx.set_residue(v, Some(r));
                 }
             }
-            for (v, r) in res.iter_mut() {
-                if items
-                    .iter()
-                    .filter(|(c, _)| c.residue(*v).is_some())
-                    .count()
-                    != n
-                {
-                    *r = None;
-                }
-            }
-            let ctx = Ctx {
-                o,
-                pending,
-                binds: binds
-                    .into_iter()
-                    .map(|(v, r)| (v, r.unwrap_or(TOP)))
-                    .collect(),
-                res: res
-                    .into_iter()
-                    .filter_map(|(v, r)| r.map(|r| (v, r)))
-                    .collect(),
-            };
+            ctx.merged = true;
             let mut recs = Recs::new();
             for (_, r) in items {
                 for (k, w) in r {
@@ -1153,8 +1425,17 @@ impl<'k> Checker<'k> {
             if !self.is_workgroup(e.mem.value) {
                 continue;
             }
-            let (region, idx) = self.access(e, env, ctx);
-            accesses.push((base + i as u32, e.kind, region, idx));
+            // A handle that may name one of several regions: one access per choice (each
+            // checked, each left pending: one of them happens).
+            let choices = self.choices(e.mem.value, ctx);
+            let mut seen = Vec::with_capacity(choices.len());
+            for over in choices {
+                let (region, idx) = self.access(e, env, ctx, over);
+                if !seen.contains(&(region, idx.clone())) {
+                    seen.push((region, idx.clone()));
+                    accesses.push((base + i as u32, e.kind, region, idx));
+                }
+            }
         }
         if accesses.is_empty() {
             return;
@@ -1217,11 +1498,11 @@ impl<'k> Checker<'k> {
                             self.race_now(x, wit, yeff, kind, x.group, gy, ctx, why)
                         }
                         (Tri::Defer(lim), _) => {
-                            let id = self.defer(x, yeff, kind, gy, shift, why);
+                            let id = self.defer(x, yeff, kind, gy, shift, why, ctx.merged);
                             x_dead.push((x.clone(), lim, id));
                         }
                         (Tri::True, Tri::Defer(lim)) => {
-                            let id = self.defer(x, yeff, kind, gy, shift, why);
+                            let id = self.defer(x, yeff, kind, gy, shift, why, ctx.merged);
                             y_dead.entry((yeff, gy)).or_default().push((lim, id));
                         }
                     }
@@ -1266,7 +1547,7 @@ impl<'k> Checker<'k> {
         }
         for (yeff, _, region, idx) in accesses {
             for g in 0..self.groups {
-                let mut deadlines = y_dead.remove(&(yeff, g)).unwrap_or_default();
+                let mut deadlines = y_dead.get(&(yeff, g)).cloned().unwrap_or_default();
                 deadlines.sort();
                 deadlines.dedup();
                 let r = Rec {
@@ -1540,10 +1821,10 @@ impl<'k> Checker<'k> {
             let inits: Vec<_> = f
                 .iter_args
                 .iter()
-                .map(|&(a, init)| (a, self.resolve(init, env, &ctx, 0)))
+                .map(|&(a, init)| (a, self.resolve_all(init, env, &ctx)))
                 .collect();
             for (a, r) in inits {
-                ctx.bind(a, r);
+                ctx.bind_set(a, r);
             }
             join_into(&mut cur, BTreeMap::from([(ctx, recs)]));
         }
@@ -1636,10 +1917,10 @@ impl<'k> Checker<'k> {
                 let r = f
                     .iter_args
                     .get(i)
-                    .and_then(|a| ctx.binding(a.0))
-                    .unwrap_or(TOP);
+                    .and_then(|a| ctx.binding_set(a.0))
+                    .unwrap_or_else(|| vec![TOP]);
                 if self.used_vals.contains(&res) {
-                    ctx.bind(res, r);
+                    ctx.bind_set(res, r);
                 }
             }
             join_into(&mut fin, BTreeMap::from([(ctx, recs)]));
@@ -1664,10 +1945,10 @@ impl<'k> Checker<'k> {
                 .iter_args
                 .iter()
                 .zip(yields.iter())
-                .map(|(&(a, _), &y)| (a, self.resolve(y, env, &ctx, 0)))
+                .map(|(&(a, _), &y)| (a, self.resolve_all(y, env, &ctx)))
                 .collect();
             for (a, r) in new {
-                ctx.bind(a, r);
+                ctx.bind_set(a, r);
             }
             if let Some(l) = period {
                 if let Some(r) = ctx.residue(f.iv) {
@@ -1690,7 +1971,7 @@ impl<'k> Checker<'k> {
         }
         let mut out = State::new();
         for (mut ctx, recs) in st {
-            ctx.binds.retain(|b| !vals.contains(&b.0));
+            ctx.unbind(vals);
             join_into(&mut out, BTreeMap::from([(ctx, recs)]));
         }
         out
@@ -1725,10 +2006,10 @@ impl<'k> Checker<'k> {
                 .results
                 .iter()
                 .zip(yields.iter())
-                .map(|(&res, &y)| (res, self.resolve(y, env, &ctx, 0)))
+                .map(|(&res, &y)| (res, self.resolve_all(y, env, &ctx)))
                 .collect();
             for (res, r) in rs {
-                ctx.bind(res, r);
+                ctx.bind_set(res, r);
             }
             join_into(&mut out, BTreeMap::from([(ctx, recs)]));
         }
@@ -1795,7 +2076,7 @@ impl<'k> Checker<'k> {
             if i.results.iter().all(|r| !self.used_vals.contains(r)) {
                 return self.forget(out, &scoped);
             }
-            // Different waves may hold different handles: bind the hull of both.
+            // Different waves may hold different handles: bind either.
             let ty = &self.k.blocks[i.then_block].yields;
             let ey: &[ValueId] = i
                 .else_block
@@ -1804,14 +2085,14 @@ impl<'k> Checker<'k> {
             let mut fin = State::new();
             for (mut ctx, recs) in out {
                 for (j, &res) in i.results.iter().enumerate() {
-                    let a = ty.get(j).map(|&y| self.resolve(y, env, &ctx, 0));
-                    let b = ey.get(j).map(|&y| self.resolve(y, env, &ctx, 0));
-                    let r = match (a, b) {
-                        (Some(a), Some(b)) => a.hull(&b),
-                        (Some(a), None) | (None, Some(a)) => a,
-                        _ => TOP,
-                    };
-                    ctx.bind(res, r);
+                    let mut r = Vec::new();
+                    for y in [ty.get(j), ey.get(j)].into_iter().flatten() {
+                        r.extend(self.resolve_all(*y, env, &ctx));
+                    }
+                    if r.is_empty() {
+                        r.push(TOP);
+                    }
+                    ctx.bind_set(res, r);
                 }
                 join_into(&mut fin, BTreeMap::from([(ctx, recs)]));
             }
@@ -1957,6 +2238,9 @@ impl<'k> Checker<'k> {
             notes.push((None, self.groups_note(gx, gy, shift)));
         }
         notes.push((None, format!("why: {why}")));
+        if ctx.merged {
+            notes.push((None, MERGED_NOTE.to_string()));
+        }
         let d = self.race_diag(x.eff, y, kind, x.region.root, notes);
         self.races.insert(key, d);
     }
@@ -1987,9 +2271,20 @@ impl<'k> Checker<'k> {
         d
     }
 
-    fn defer(&mut self, x: &Rec, y: u32, kind: Kind, gy: u8, shift: i8, why: String) -> u32 {
+    #[allow(clippy::too_many_arguments)]
+    fn defer(
+        &mut self,
+        x: &Rec,
+        y: u32,
+        kind: Kind,
+        gy: u8,
+        shift: i8,
+        why: String,
+        merged: bool,
+    ) -> u32 {
         let key = (x.eff, y, kind, x.group, gy);
         if let Some(&id) = self.deferred_ids.get(&key) {
+            self.deferred[id as usize].merged |= merged;
             return id;
         }
         let id = self.deferred.len() as u32;
@@ -2002,6 +2297,7 @@ impl<'k> Checker<'k> {
             shift,
             root: x.region.root,
             why,
+            merged,
         });
         self.deferred_ids.insert(key, id);
         id
@@ -2016,7 +2312,7 @@ impl<'k> Checker<'k> {
             return;
         }
         let xi = &self.effs[d.x as usize];
-        let notes = vec![
+        let mut notes = vec![
             (
                 xi.loc,
                 format!("the {} ('{}') is here", self.access_word(d.x), xi.op),
@@ -2024,6 +2320,9 @@ impl<'k> Checker<'k> {
             (None, self.groups_note(d.gx, d.gy, d.shift)),
             (None, format!("why: {}; {extra}", d.why)),
         ];
+        if d.merged {
+            notes.push((None, MERGED_NOTE.to_string()));
+        }
         let diag = self.race_diag(d.x, d.y, d.kind, d.root, notes);
         self.races.insert(key, diag);
     }
