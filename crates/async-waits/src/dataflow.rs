@@ -200,13 +200,50 @@ impl<'a> IntoIterator for &'a State {
 
 
 fn join_state(a: &mut State, b: &State) {
-    for (k, e) in b {
-        match a.get_mut(k) {
-            Some(x) => x.join(e),
-            None => {
-                a.insert(*k, e.clone());
+    if b.v.is_empty() {
+        return;
+    }
+    if a.v.is_empty() {
+        a.v = b.v.clone();
+        return;
+    }
+    // Both sorted by key: one merge.
+    let mut out: Vec<(Key, Entry)> = Vec::with_capacity(a.v.len() + b.v.len());
+    let mut bi = b.v.iter().peekable();
+    for (k, mut e) in std::mem::take(&mut a.v) {
+        while let Some((bk, be)) = bi.peek() {
+            if *bk < k {
+                out.push((*bk, be.clone()));
+                bi.next();
+            } else {
+                break;
             }
         }
+        if let Some((bk, be)) = bi.peek() {
+            if *bk == k {
+                e.join(be);
+                bi.next();
+            }
+        }
+        out.push((k, e));
+    }
+    out.extend(bi.cloned());
+    a.v = out;
+}
+
+impl State {
+    /// A state from entries in any order; entries that land on one key are joined (the join
+    /// is commutative, so the order does not matter).
+    fn from_unsorted(mut v: Vec<(Key, Entry)>) -> State {
+        v.sort_by(|x, y| x.0.cmp(&y.0));
+        let mut out: Vec<(Key, Entry)> = Vec::with_capacity(v.len());
+        for (k, e) in v {
+            match out.last_mut() {
+                Some(last) if last.0 == k => last.1.join(&e),
+                _ => out.push((k, e)),
+            }
+        }
+        State { v: out }
     }
 }
 
@@ -235,6 +272,7 @@ pub struct Analysis<'a> {
     conflicts: HashMap<(u32, u32), Conflict>,
     back_cache: HashMap<(StmtId, u32), u32>,
     exit_cache: HashMap<(StmtId, u32), u32>,
+    enter_cache: HashMap<(StmtId, u32), u32>,
     /// Per statement (by index): facts of the ops.
     pub ops: Rc<Vec<Option<OpInfo>>>,
     pub config: Config,
@@ -284,6 +322,7 @@ impl<'a> Analysis<'a> {
             conflicts: HashMap::default(),
             back_cache: HashMap::default(),
             exit_cache: HashMap::default(),
+            enter_cache: HashMap::default(),
             ops: Rc::new(Vec::new()),
             config: Config::new(),
             needs: BTreeMap::new(),
@@ -591,7 +630,10 @@ impl<'a> Analysis<'a> {
     }
 
     fn rekey(&mut self, st: &State, lp: StmtId, exit: bool) -> State {
-        let mut out = State::new();
+        if st.is_empty() {
+            return State::new();
+        }
+        let mut out = Vec::with_capacity(st.len());
         for (&(c, p, kind), e) in st {
             let mut e = e.clone();
             self.drop_guards(&mut e, lp);
@@ -618,53 +660,58 @@ impl<'a> Analysis<'a> {
                     np
                 }
             };
-            match out.get_mut(&(c, np, kind)) {
-                Some(x) => x.join(&e),
-                None => {
-                    out.insert((c, np, kind), e);
-                }
-            }
+            out.push(((c, np, kind), e));
         }
-        out
+        State::from_unsorted(out)
     }
 
     /// Copies in flight into exactly the buffer a handle starts with are re-expressed through
     /// that handle, so the first iteration sees which handle they are.
     fn enter(&mut self, lp: StmtId, st: &State) -> State {
-        let StmtKind::For(f) = &self.k.stmts[lp].kind else {
-            return st.clone();
-        };
-        let mut map: HashMap<u32, u32> = HashMap::default();
-        let mut seen: HashMap<u32, usize> = HashMap::default();
-        for &(arg, init) in &f.iter_args {
-            let p = self.mem.value_place(self.k, init);
-            let pid = self.intern(p);
-            let h = self.mem.value_place(self.k, arg);
-            let hid = self.intern(h);
-            *seen.entry(pid).or_default() += 1;
-            map.insert(pid, hid);
+        if st.is_empty() {
+            return State::new();
         }
-        let mut out = State::new();
-        for (&(c, p, kind), e) in st {
-            let np = match map.get(&p) {
-                Some(&h) if seen[&p] == 1 => {
-                    let mut q = self.places[p as usize].clone();
-                    q.via = Some(Box::new(self.places[h as usize].clone()));
-                    self.intern(q)
-                }
-                _ => {
-                    let q = self.mem.entering_loop(self.k, lp, &self.places[p as usize]);
-                    self.intern(q)
+        let mut v = Vec::with_capacity(st.len());
+        for &((c, p, kind), ref e) in &st.v {
+            let np = match self.enter_cache.get(&(lp, p)) {
+                Some(&np) => np,
+                None => {
+                    let np = self.enter_place(lp, p);
+                    self.enter_cache.insert((lp, p), np);
+                    np
                 }
             };
-            match out.get_mut(&(c, np, kind)) {
-                Some(x) => x.join(e),
-                None => {
-                    out.insert((c, np, kind), e.clone());
-                }
+            v.push(((c, np, kind), e.clone()));
+        }
+        State::from_unsorted(v)
+    }
+
+    fn enter_place(&mut self, lp: StmtId, p: u32) -> u32 {
+        let StmtKind::For(f) = &self.k.stmts[lp].kind else {
+            return p;
+        };
+        let mut hit: Option<u32> = None;
+        let mut seen = 0;
+        for &(arg, init) in &f.iter_args {
+            let q = self.mem.value_place(self.k, init);
+            let pid = self.intern(q);
+            if pid == p {
+                let h = self.mem.value_place(self.k, arg);
+                hit = Some(self.intern(h));
+                seen += 1;
             }
         }
-        out
+        match hit {
+            Some(h) if seen == 1 => {
+                let mut q = self.places[p as usize].clone();
+                q.via = Some(Box::new(self.places[h as usize].clone()));
+                self.intern(q)
+            }
+            _ => {
+                let q = self.mem.entering_loop(self.k, lp, &self.places[p as usize]);
+                self.intern(q)
+            }
+        }
     }
 
     fn widen(&mut self, st: &State) -> State {
