@@ -7,7 +7,7 @@
 //! states can be sets of small integers.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// A fast non-cryptographic hasher (FxHash) for the interning and memo tables: none of them
 /// is iterated, so the hash never shows in any output.
@@ -140,38 +140,61 @@ impl Accesses {
             ..Accesses::default()
         };
         let mut intern: FxMap<Desc, u32> = FxMap::default();
+        // Most effects repeat a (memory value, mode, selector, threads) seen before: their
+        // descriptor is looked up without resolving regions or building a `Desc`. Keyed by a
+        // hash of the selector, with the selectors themselves kept to compare.
+        type SelKey = (ValueId, u8, (i64, i64), u64);
+        let mut seen: FxMap<SelKey, Vec<(Selector, u32)>> = FxMap::default();
         // Each op with the threads that can run it: `if divergent tid < C` narrows them.
         let mut ops = Vec::new();
         ops_with_tids(k, k.body, syncopt_ir::expr::ALL_TIDS, &mut ops);
+        out.accesses.reserve(ops.len());
         for (s, tids) in ops {
             let StmtKind::Op(op) = &k.stmts[s].kind else {
                 continue;
             };
             let sloc = k.stmts[s].loc;
+            let mut ids: Vec<u32> = Vec::new();
             for e in &op.effects {
-                let regions = r.regions(e.mem.value);
-                if regions.is_empty() {
-                    continue;
-                }
                 let mode = match e.kind {
                     AccessKind::Read => Mode::Read,
                     AccessKind::Write => Mode::Write,
                     AccessKind::Atomic => Mode::Atomic,
                 };
-                let desc = make_desc(
-                    k,
-                    mode,
-                    regions,
-                    &e.mem.sel,
-                    threads.map(|t| (tids.0.max(0), tids.1.min(t as i64))),
+                let th = threads.map(|t| (tids.0.max(0), tids.1.min(t as i64)));
+                let key: SelKey = (
+                    e.mem.value,
+                    mode as u8,
+                    th.unwrap_or((i64::MIN, i64::MIN)),
+                    sel_hash(&e.mem.sel),
                 );
-                let id = match intern.get(&desc) {
-                    Some(&id) => id,
+                let known = seen
+                    .get(&key)
+                    .and_then(|v| v.iter().find(|x| x.0 == e.mem.sel).map(|x| x.1));
+                let id = match known {
+                    Some(u32::MAX) => continue,
+                    Some(id) => id,
                     None => {
-                        let n = intern.len() as u32;
-                        out.descs.push(desc.clone());
-                        intern.insert(desc, n);
-                        n
+                        let regions = r.regions(e.mem.value);
+                        let id = if regions.is_empty() {
+                            u32::MAX
+                        } else {
+                            let desc = make_desc(k, mode, regions, &e.mem.sel, th);
+                            match intern.get(&desc) {
+                                Some(&id) => id,
+                                None => {
+                                    let n = intern.len() as u32;
+                                    out.descs.push(desc.clone());
+                                    intern.insert(desc, n);
+                                    n
+                                }
+                            }
+                        };
+                        seen.entry(key).or_default().push((e.mem.sel.clone(), id));
+                        if id == u32::MAX {
+                            continue;
+                        }
+                        id
                     }
                 };
                 let aid = out.accesses.len() as u32;
@@ -181,8 +204,9 @@ impl Accesses {
                     desc: id,
                     mode,
                 });
-                out.by_stmt[s.index()].push(aid);
+                ids.push(aid);
             }
+            out.by_stmt[s.index()] = ids;
         }
         out
     }
@@ -193,6 +217,23 @@ impl Accesses {
     pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
         desc_conflict(&self.descs[a as usize], a_carried, &self.descs[b as usize])
     }
+}
+
+fn sel_hash(sel: &Selector) -> u64 {
+    let mut h = FxHasher::default();
+    match sel {
+        Selector::Whole => h.write_u64(0),
+        Selector::Bytes { lo, hi } => {
+            h.write_u64(1);
+            h.write_u64(*lo);
+            h.write_u64(*hi);
+        }
+        Selector::Index(e) => {
+            h.write_u64(2);
+            e.hash(&mut h);
+        }
+    }
+    h.finish()
 }
 
 /// Ops reachable from `b` in program order, each with the threads `[lo, hi)` that can run it.

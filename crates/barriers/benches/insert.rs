@@ -15,8 +15,15 @@ fn main() {
         .unwrap_or(1_000_000);
     // `-- 100000 only`: that size alone (for profiling under callgrind).
     let only = std::env::args().any(|a| a == "only");
-    println!("target    ops(requested)  stmts     parse_ms  insert_ms  barriers  us/stmt");
+    println!(
+        "target    ops(requested)  stmts     parse_ms  insert_ms  barriers  dynamic     us/stmt"
+    );
+    // `SYNCOPT_BENCH_TARGET=gfx950`: that target alone.
+    let only_target = std::env::var("SYNCOPT_BENCH_TARGET").ok();
     for target in [Target::Gfx950, Target::Gfx1250] {
+        if only_target.as_deref().is_some_and(|t| t != target.name()) {
+            continue;
+        }
         for ops in [1_000usize, 10_000, 100_000, 1_000_000] {
             if ops > cap || (only && ops != cap) {
                 continue;
@@ -36,12 +43,14 @@ fn main() {
             let reps = if ops <= 10_000 { 5 } else { 1 };
             let mut best = f64::MAX;
             let mut inserted = 0;
+            let mut dynamic = 0;
             for _ in 0..reps {
                 let mut kk = k.clone();
                 let t = Instant::now();
                 let rep = syncopt_barriers::run(&mut kk, target, &InsertOptions::default());
                 best = best.min(t.elapsed().as_secs_f64() * 1e3);
                 inserted = kk.inserted_syncs().len();
+                dynamic = syncopt_analysis::inserted_cost(&kk).1;
                 // SYNCOPT_BENCH_DUMP=DIR: the result, to compare two builds' output.
                 if let Ok(dir) = std::env::var("SYNCOPT_BENCH_DUMP") {
                     let text = format!(
@@ -56,13 +65,14 @@ fn main() {
                 }
             }
             println!(
-                "{:<9} {:<15} {:<9} {:<9.1} {:<10.1} {:<9} {:.2}",
+                "{:<9} {:<15} {:<9} {:<9.1} {:<10.1} {:<9} {:<11} {:.2}",
                 target.name(),
                 ops,
                 stmts,
                 parse_ms,
                 best,
                 inserted,
+                dynamic,
                 best * 1e3 / stmts.max(1) as f64
             );
         }

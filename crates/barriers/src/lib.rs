@@ -44,10 +44,12 @@ const NONE: u32 = u32::MAX;
 const INPUT: u32 = u32::MAX - 1;
 /// Top-level statements simulated past a decision before the cheaper alternative is chosen.
 const LOOKAHEAD: usize = 24;
-/// Depth of nested what-if simulations: 2 for kernels up to `DEEP_LIMIT` statements, 1 above
+/// Depth of nested what-if simulations: 3 for kernels up to `DEEP_LIMIT` statements, 1 above
 /// (each level multiplies the work on nested loops and ifs; the second level finds the better
-/// placement in about 1 % of random small kernels).
-const BUDGET: u32 = 2;
+/// placement in about 1 % of random small kernels, the third in 1 of 4,000: an outer loop's
+/// end barrier, no barrier before its inner loop and one before the `if` heading the inner
+/// body, three levels deep).
+const BUDGET: u32 = 3;
 const DEEP_LIMIT: usize = 20_000;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -266,15 +268,50 @@ impl<'k> Ctx<'k> {
     fn new(k: &'k Kernel, target: Target) -> Self {
         let info = target.info();
         let threads = k.waves.unwrap_or(info.default_waves) as u64 * info.wave_size as u64;
-        let acc = Accesses::collect_with_threads(k, Some(threads));
-        let mut base = Vec::with_capacity(k.blocks.len());
-        let mut point_block = Vec::new();
-        for (b, d) in k.blocks.iter() {
-            base.push(point_block.len());
-            for _ in 0..=d.stmts.len() {
-                point_block.push(b.index() as u32);
+        // The access collection is the larger half of this: on a second core when there is
+        // one and the kernel is large, the layout tables are built meanwhile.
+        let two = k.stmts.len() >= PAR_MIN && lane_threads(k) > 1;
+        let layout = || {
+            let mut base = Vec::with_capacity(k.blocks.len());
+            let mut point_block = Vec::new();
+            for (b, d) in k.blocks.iter() {
+                base.push(point_block.len());
+                for _ in 0..=d.stmts.len() {
+                    point_block.push(b.index() as u32);
+                }
             }
-        }
+            let weight = block_weights(k);
+            let mut flat = vec![true; k.stmts.len()];
+            for (_, d) in k.blocks.iter() {
+                if let Some(par) = d.parent {
+                    if d.stmts
+                        .iter()
+                        .any(|&x| matches!(k.stmts[x].kind, StmtKind::For(_) | StmtKind::If(_)))
+                    {
+                        flat[par.index()] = false;
+                    }
+                }
+            }
+            let mut dead = vec![(false, false); k.stmts.len()];
+            for (s, d) in k.stmts.iter() {
+                if let StmtKind::If(i) = &d.kind {
+                    dead[s.index()] = fold_cond(k, i);
+                }
+            }
+            (base, point_block, weight, flat, dead)
+        };
+        let (acc, (base, point_block, weight, flat, dead)) = if two {
+            std::thread::scope(|sc| {
+                let h = sc.spawn(|| Accesses::collect_with_threads(k, Some(threads)));
+                let l = layout();
+                let acc = h
+                    .join()
+                    .unwrap_or_else(|_| Accesses::collect_with_threads(k, Some(threads)));
+                (acc, l)
+            })
+        } else {
+            (Accesses::collect_with_threads(k, Some(threads)), layout())
+        };
         let dmask = acc
             .descs
             .iter()
@@ -286,7 +323,6 @@ impl<'k> Ctx<'k> {
                 (m, d.mode != Mode::Read)
             })
             .collect();
-        let weight = block_weights(k);
         let mut allowed = vec![false; k.blocks.len()];
         let mut stage_loop = vec![false; k.stmts.len()];
         let mut summary = vec![Vec::new(); k.stmts.len()];
@@ -299,25 +335,10 @@ impl<'k> Ctx<'k> {
             allowed: Vec::new(),
             stage_loop: Vec::new(),
             summary: Vec::new(),
-            dead: vec![(false, false); k.stmts.len()],
+            dead,
             dmask,
-            flat: vec![true; k.stmts.len()],
+            flat,
         };
-        for (_, d) in k.blocks.iter() {
-            if let Some(par) = d.parent {
-                if d.stmts
-                    .iter()
-                    .any(|&x| matches!(k.stmts[x].kind, StmtKind::For(_) | StmtKind::If(_)))
-                {
-                    c.flat[par.index()] = false;
-                }
-            }
-        }
-        for (s, d) in k.stmts.iter() {
-            if let StmtKind::If(i) = &d.kind {
-                c.dead[s.index()] = fold_cond(k, i);
-            }
-        }
         c.prepare(k.body, true, &mut allowed, &mut stage_loop, &mut summary);
         c.allowed = allowed;
         c.stage_loop = stage_loop;
@@ -525,6 +546,69 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
         }
         recycle(old);
+    }
+
+    /// Runs the kernel body from the start of lane `me`, recording its first boundaries for
+    /// the lane before it, until it meets a later lane (returned) or reaches the end.
+    fn run_lane(&mut self, lanes: &[Lane], me: usize) -> Option<(usize, usize)> {
+        use std::sync::atomic::Ordering;
+        let body = self.c.k.body;
+        let n = self.c.k.blocks[body].stmts.len();
+        let start = lanes[me].start;
+        let mut st = State::default();
+        let mut i = start;
+        let done = |lane: &Lane| lane.progress.store(usize::MAX, Ordering::Release);
+        // Whatever happens to this lane, the lane before it must not wait for it forever.
+        struct Guard<'a>(&'a Lane);
+        impl Drop for Guard<'_> {
+            fn drop(&mut self) {
+                self.0
+                    .progress
+                    .store(usize::MAX, std::sync::atomic::Ordering::Release);
+            }
+        }
+        let _guard = Guard(&lanes[me]);
+        let met = loop {
+            if i >= n {
+                break None;
+            }
+            if me > 0 && i < start + WINDOW {
+                let rec = Rec {
+                    at: i,
+                    snap: snapshot(&st),
+                    log: self.log.len(),
+                    hits: self.hits.len(),
+                };
+                if let Ok(mut r) = lanes[me].recs.lock() {
+                    r.push(rec);
+                }
+                lanes[me].progress.store(i + 1, Ordering::Release);
+            } else if me > 0 && i == start + WINDOW {
+                done(&lanes[me]);
+            }
+            // The latest later lane whose window holds this boundary.
+            let other = (me + 1..lanes.len())
+                .rev()
+                .find(|&w| lanes[w].start <= i && i < lanes[w].start + WINDOW);
+            if let Some(w) = other {
+                while lanes[w].progress.load(Ordering::Acquire) <= i {
+                    std::thread::yield_now();
+                }
+                let snap = snapshot(&st);
+                let same = lanes[w].recs.lock().is_ok_and(|r| {
+                    r.binary_search_by_key(&i, |x| x.at)
+                        .is_ok_and(|h| r[h].snap == snap)
+                });
+                if same {
+                    break Some((i, w));
+                }
+            }
+            let (s2, next) = self.step(body, i, st);
+            st = s2;
+            i = next;
+        };
+        done(&lanes[me]);
+        met
     }
 
     fn run_block(&mut self, b: BlockId, st: State) -> State {
@@ -1068,22 +1152,22 @@ struct Solution {
 fn solve(c: &Ctx) -> Solution {
     let t0 = std::time::Instant::now();
     let n = c.point_block.len();
-    let mut sim = Sim::new(c, false, vec![false; n]);
-    if c.k.stmts.len() > DEEP_LIMIT {
-        sim.budget = 1;
+    let runs = run_lanes(c, false, &vec![false; n]);
+    let mut placed = vec![false; n];
+    for p in runs.log {
+        placed[p] = true;
     }
-    sim.run_block(c.k.body, State::default());
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!(
-            "steps {} max_state {} stmts {} place {:?}",
-            sim.steps,
-            sim.max_state,
+            "steps {} max_state {} stmts {} lanes {} place {:?}",
+            runs.steps,
+            runs.max_state,
             c.k.stmts.len(),
+            runs.lanes,
             t0.elapsed()
         );
     }
-    let placed = sim.placed;
-    let hits = coverage(c, placed.clone());
+    let hits = coverage(c, &placed);
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("coverage done {:?} hits {}", t0.elapsed(), hits.len());
     }
@@ -1091,13 +1175,234 @@ fn solve(c: &Ctx) -> Solution {
 }
 
 /// The hazards of the placement, sorted and without repeats.
-fn coverage(c: &Ctx, placed: Vec<bool>) -> Vec<Hit> {
-    let mut sim = Sim::new(c, true, placed);
-    sim.run_block(c.k.body, State::default());
-    let mut hits = sim.hits;
+fn coverage(c: &Ctx, placed: &[bool]) -> Vec<Hit> {
+    let mut hits = run_lanes(c, true, placed).hits;
     hits.sort_unstable();
     hits.dedup();
     hits
+}
+
+/// Kernels with at least this many statements are simulated in several lanes at once.
+const PAR_MIN: usize = 20_000;
+/// Top-level boundaries a lane records (and the lane before it may meet it at).
+const WINDOW: usize = 4096;
+
+/// A main-line state at a top-level boundary, with its stamps replaced by their ranks: two
+/// equal snapshots behave the same from there on (no stamp outside the state is live at the
+/// top level when the kernel has no split barriers of its own).
+type Snap = Vec<(Key, u32, u32)>;
+
+fn snapshot(st: &State) -> Snap {
+    let mut stamps: Vec<u32> = st.m.v.iter().map(|e| e.1 .0).collect();
+    stamps.sort_unstable();
+    stamps.dedup();
+    st.m.v
+        .iter()
+        .map(|&(k, (s, a))| (k, a, stamps.binary_search(&s).unwrap_or(0) as u32))
+        .collect()
+}
+
+/// A top-level boundary a lane passed: its snapshot and how much it had placed and recorded.
+struct Rec {
+    at: usize,
+    snap: Snap,
+    log: usize,
+    hits: usize,
+}
+
+/// One lane: the simulation of the kernel body from top-level statement `start`.
+struct Lane {
+    start: usize,
+    recs: std::sync::Mutex<Vec<Rec>>,
+    /// Boundaries before this one are recorded (`usize::MAX`: no more will be).
+    progress: std::sync::atomic::AtomicUsize,
+}
+
+/// What one lane did: its committed placements and hazards, and where it met a later lane
+/// (top-level boundary, lane).
+struct LaneOut {
+    log: Vec<usize>,
+    hits: Vec<Hit>,
+    met: Option<(usize, usize)>,
+    steps: u64,
+    max_state: usize,
+}
+
+/// The merged result of the lanes.
+struct Runs {
+    log: Vec<usize>,
+    hits: Vec<Hit>,
+    steps: u64,
+    max_state: usize,
+    lanes: usize,
+}
+
+/// How many lanes for the kernel body: the simulation from a later top-level statement
+/// starts with nothing pending, and once the lane before it reaches a boundary in exactly the
+/// state the later lane had there, the rest of the later lane's run is the earlier lane's
+/// own future. Kernels with split barriers of their own (their marks are stamps outside the
+/// state) or flat warp pipelines at the top level stay in one lane.
+fn lane_count(c: &Ctx) -> usize {
+    let k = c.k;
+    let n = lane_threads(k);
+    if n == 1 {
+        return 1;
+    }
+    let splits = k.stmts.iter().any(|(_, d)| {
+        matches!(
+            d.kind,
+            StmtKind::Sync(SyncOp::Signal { .. } | SyncOp::Wait { .. })
+                | StmtKind::Stage(_)
+                | StmtKind::StageEnd
+        )
+    });
+    if splits || !c.allowed[k.body.index()] {
+        return 1;
+    }
+    n
+}
+
+/// Threads for a kernel: `SYNCOPT_BAR_THREADS` when set, else the available cores (at most 8)
+/// for kernels of `PAR_MIN` statements or more.
+fn lane_threads(k: &Kernel) -> usize {
+    let want = std::env::var("SYNCOPT_BAR_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    let n = match want {
+        Some(n) => n,
+        None if k.stmts.len() < PAR_MIN => 1,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    n.clamp(1, 8)
+}
+
+fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
+    let k = c.k;
+    let top = &k.blocks[k.body].stmts;
+    let lanes_n = lane_count(c).min(top.len().max(1));
+    let budget = if k.stmts.len() > DEEP_LIMIT {
+        1
+    } else {
+        BUDGET
+    };
+    if lanes_n <= 1 {
+        let mut sim = Sim::new(c, check, placed.to_vec());
+        sim.budget = budget;
+        sim.run_block(k.body, State::default());
+        return Runs {
+            log: sim.log,
+            hits: sim.hits,
+            steps: sim.steps,
+            max_state: sim.max_state,
+            lanes: 1,
+        };
+    }
+    // Lane starts split the statements (nested ones included) evenly.
+    let mut size = vec![0usize; top.len()];
+    for (i, &s) in top.iter().enumerate() {
+        let mut n = 1;
+        let mut stack: Vec<BlockId> = k.stmts[s].kind.child_blocks();
+        while let Some(b) = stack.pop() {
+            for &x in &k.blocks[b].stmts {
+                n += 1;
+                stack.extend(k.stmts[x].kind.child_blocks());
+            }
+        }
+        size[i] = n;
+    }
+    let total: usize = size.iter().sum();
+    let mut starts = vec![0usize];
+    let mut acc = 0;
+    for (i, &n) in size.iter().enumerate() {
+        if acc * lanes_n >= total * starts.len() && i > *starts.last().unwrap_or(&0) {
+            starts.push(i);
+            if starts.len() == lanes_n {
+                break;
+            }
+        }
+        acc += n;
+    }
+    let lanes: Vec<Lane> = starts
+        .iter()
+        .map(|&start| Lane {
+            start,
+            recs: std::sync::Mutex::new(Vec::new()),
+            progress: std::sync::atomic::AtomicUsize::new(start),
+        })
+        .collect();
+    let outs: Vec<LaneOut> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..lanes.len())
+            .map(|me| {
+                let lanes = &lanes;
+                scope.spawn(move || {
+                    let mut sim = Sim::new(c, check, placed.to_vec());
+                    sim.budget = budget;
+                    let met = sim.run_lane(lanes, me);
+                    LaneOut {
+                        log: sim.log,
+                        hits: sim.hits,
+                        met,
+                        steps: sim.steps,
+                        max_state: sim.max_state,
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or(LaneOut {
+                    log: Vec::new(),
+                    hits: Vec::new(),
+                    met: Some((usize::MAX, usize::MAX)),
+                    steps: 0,
+                    max_state: 0,
+                })
+            })
+            .collect()
+    });
+    if outs.iter().any(|o| o.met == Some((usize::MAX, usize::MAX))) {
+        // A lane failed (it cannot, but a panic must not lose the result): one lane.
+        let mut sim = Sim::new(c, check, placed.to_vec());
+        sim.budget = budget;
+        sim.run_block(k.body, State::default());
+        return Runs {
+            log: sim.log,
+            hits: sim.hits,
+            steps: sim.steps,
+            max_state: sim.max_state,
+            lanes: 1,
+        };
+    }
+    // Follow the chain of meetings from the first lane.
+    let mut log = Vec::new();
+    let mut hits = Vec::new();
+    let (mut cur, mut from_log, mut from_hits) = (0usize, 0usize, 0usize);
+    loop {
+        let o = &outs[cur];
+        log.extend_from_slice(&o.log[from_log.min(o.log.len())..]);
+        hits.extend_from_slice(&o.hits[from_hits.min(o.hits.len())..]);
+        let Some((at, w)) = o.met else { break };
+        let recs = lanes[w]
+            .recs
+            .lock()
+            .map(|r| r.iter().find(|x| x.at == at).map(|x| (x.log, x.hits)));
+        match recs {
+            Ok(Some((l, h))) => {
+                cur = w;
+                from_log = l;
+                from_hits = h;
+            }
+            _ => break,
+        }
+    }
+    Runs {
+        log,
+        hits,
+        steps: outs.iter().map(|o| o.steps).sum(),
+        max_state: outs.iter().map(|o| o.max_state).max().unwrap_or(0),
+        lanes: lanes.len(),
+    }
 }
 
 fn kind_of(p: Mode, q: Mode) -> &'static str {
@@ -1161,44 +1466,54 @@ fn run_once_ids(
         eprintln!("ctx {:?}", t0.elapsed());
     }
     let sol = solve(&c);
-    let k = c.k;
 
-    // Points (with the block and index they denote) in program order of the ids.
-    let mut point_pp = vec![None; c.point_block.len()];
-    for (b, d) in k.blocks.iter() {
-        for i in 0..=d.stmts.len() {
-            point_pp[c.point(b, i)] = Some(ProgramPoint { block: b, index: i });
+    // The program point an id denotes (ids run in program order within each block).
+    let point_pp = |p: usize| -> ProgramPoint {
+        let b = c.point_block[p] as usize;
+        ProgramPoint {
+            block: BlockId::new(b),
+            index: p - c.base[b],
         }
-    }
+    };
+    let split =
+        info.barrier == BarrierStyle::Split || (target == Target::Sm90 && opts.named_barriers);
 
-    let mut covers: BTreeMap<u32, Vec<Covered>> = BTreeMap::new();
-    let mut producers: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
+    // Per tag (inserted barrier point), in tag order: what it covers (monolithic: split
+    // placement recomputes it from the final producers) and its hazards (split only).
+    let mut covers_v: Vec<(u32, Vec<Covered>)> = Vec::new();
+    let mut producers_v: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
     let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(sol.hits.len());
-    let mut uncovered = BTreeSet::new();
+    let mut uncovered: Vec<(u32, u32)> = Vec::new();
     // The hits come sorted by tag: each tag's lists are built in one go.
-    type TagLists = (u32, Vec<Covered>, Vec<(u32, u32)>);
-    let mut cur: Option<TagLists> = None;
+    let mut last_tag = None;
     for &(tag, a, b) in &sol.hits {
         pairs.push((a, b));
-        let pa = &c.acc.accesses[a as usize];
-        let pb = &c.acc.accesses[b as usize];
         if tag == NONE {
-            uncovered.insert((a, b));
+            uncovered.push((a, b));
             continue;
         }
         if tag == INPUT {
             continue;
         }
-        if cur.as_ref().is_none_or(|x| x.0 != tag) {
-            if let Some((t, cv, pr)) = cur.take() {
-                covers.entry(t).or_default().extend(cv);
-                producers.entry(t).or_default().extend(pr);
+        if last_tag != Some(tag) {
+            last_tag = Some(tag);
+            if split {
+                producers_v.push((tag, Vec::new()));
+            } else {
+                covers_v.push((tag, Vec::new()));
             }
-            cur = Some((tag, Vec::new(), Vec::new()));
         }
-        let Some((_, list, prods)) = cur.as_mut() else {
+        if split {
+            if let Some((_, prods)) = producers_v.last_mut() {
+                prods.push((a, b));
+            }
+            continue;
+        }
+        let Some((_, list)) = covers_v.last_mut() else {
             continue;
         };
+        let pa = &c.acc.accesses[a as usize];
+        let pb = &c.acc.accesses[b as usize];
         let kind = kind_of(pa.mode, pb.mode);
         if !list
             .iter()
@@ -1210,12 +1525,9 @@ fn run_once_ids(
                 to: pb.loc,
             });
         }
-        prods.push((a, b));
     }
-    if let Some((t, cv, pr)) = cur.take() {
-        covers.entry(t).or_default().extend(cv);
-        producers.entry(t).or_default().extend(pr);
-    }
+    uncovered.sort_unstable();
+    uncovered.dedup();
     pairs.sort_unstable();
     pairs.dedup();
     report.hazards = pairs.len();
@@ -1258,26 +1570,24 @@ fn run_once_ids(
         eprintln!("hazards {:?}", t0.elapsed());
     }
     let chosen: Vec<usize> = (0..sol.placed.len()).filter(|&p| sol.placed[p]).collect();
-    let split =
-        info.barrier == BarrierStyle::Split || (target == Target::Sm90 && opts.named_barriers);
     // (point, order at the point, op, tag)
     let mut items: Vec<(ProgramPoint, u8, SyncOp, u32)> = Vec::new();
+    let mut covers: BTreeMap<u32, Vec<Covered>> = BTreeMap::new();
     if !split {
         for &p in &chosen {
-            if let Some(pp) = point_pp[p] {
-                items.push((
-                    pp,
-                    1,
-                    SyncOp::Barrier {
-                        id: 0,
-                        fence: true,
-                        threads: None,
-                    },
-                    p as u32,
-                ));
-            }
+            items.push((
+                point_pp(p),
+                1,
+                SyncOp::Barrier {
+                    id: 0,
+                    fence: true,
+                    threads: None,
+                },
+                p as u32,
+            ));
         }
     } else {
+        let producers: BTreeMap<u32, Vec<(u32, u32)>> = producers_v.into_iter().collect();
         let ids: Vec<i32> = match (opts.named_barriers, info.named_barriers) {
             _ if force_ids.is_some() => force_ids.clone().unwrap_or_default(),
             (true, Some((lo, hi))) if target == Target::Sm90 => (lo as i32..=hi as i32).collect(),
@@ -1302,9 +1612,7 @@ fn run_once_ids(
             covers.insert(*tag, cov);
         }
         for (p, sig, id) in pairs {
-            let (Some(wp), Some(sp)) = (point_pp[p], point_pp[sig]) else {
-                continue;
-            };
+            let (wp, sp) = (point_pp(p), point_pp(sig));
             let own = sig == p;
             items.push((sp, if own { 0 } else { 2 }, SyncOp::Signal { id }, p as u32));
             items.push((wp, 1, SyncOp::Wait { id }, p as u32));
@@ -1319,21 +1627,30 @@ fn run_once_ids(
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("inserted {:?}", t0.elapsed());
     }
-    // Uses left of each tag: the last one takes the list instead of copying it.
-    let mut uses: BTreeMap<u32, usize> = BTreeMap::new();
+    // Uses left of each tag: the last one takes the list instead of copying it. Tags in
+    // sorted vectors (the monolithic lists come sorted by tag already).
+    let mut uses: Vec<(u32, usize)> = tags.iter().map(|&t| (t, 0)).collect();
+    uses.sort_unstable();
+    uses.dedup();
     for &tag in &tags {
-        *uses.entry(tag).or_default() += 1;
+        if let Ok(i) = uses.binary_search_by_key(&tag, |x| x.0) {
+            uses[i].1 += 1;
+        }
+    }
+    if split {
+        covers_v = std::mem::take(&mut covers).into_iter().collect();
     }
     report.explain.reserve(created.len());
     for (s, tag) in created.into_iter().zip(tags) {
-        let left = uses.get_mut(&tag).map(|n| {
-            *n -= 1;
-            *n
+        let left = uses.binary_search_by_key(&tag, |x| x.0).ok().map(|i| {
+            uses[i].1 -= 1;
+            uses[i].1
         });
-        let covers = if left == Some(0) {
-            covers.remove(&tag).unwrap_or_default()
-        } else {
-            covers.get(&tag).cloned().unwrap_or_default()
+        let found = covers_v.binary_search_by_key(&tag, |x| x.0).ok();
+        let covers = match (found, left) {
+            (Some(i), Some(0)) => std::mem::take(&mut covers_v[i].1),
+            (Some(i), _) => covers_v[i].1.clone(),
+            (None, _) => Vec::new(),
         };
         report.explain.push(Explain { stmt: s, covers });
     }
@@ -1567,7 +1884,7 @@ pub mod testing {
     pub fn unordered(k: &Kernel, t: Target) -> BTreeSet<(u32, u32)> {
         let c = Ctx::new(k, t);
         let n = c.point_block.len();
-        coverage(&c, vec![false; n])
+        coverage(&c, &vec![false; n])
             .into_iter()
             .filter(|h| h.0 == NONE)
             .map(|h| (h.1, h.2))
