@@ -54,7 +54,16 @@ const CTX_MAX_RESIDUES: usize = 64;
 const MEMO_PER_LOOP: usize = 16;
 
 pub fn verify(kernel: &Kernel, target: Target) -> Report {
+    verify_with_limit(kernel, target, CTX_MAX)
+}
+
+/// `verify` with at most `ctx_max` contexts per program point before paths are merged (the
+/// default is CTX_MAX). For tests: a tiny limit merges everywhere, a huge one nowhere; the
+/// problems found with any limit include those found with a larger one (merging is sound).
+#[doc(hidden)]
+pub fn verify_with_limit(kernel: &Kernel, target: Target, ctx_max: usize) -> Report {
     let mut c = Checker::new(kernel, target);
+    c.ctx_max = ctx_max.max(1);
     c.run()
 }
 
@@ -426,6 +435,8 @@ struct Checker<'k> {
     widened: bool,
     /// Program-order index of each statement.
     order: Vec<usize>,
+    /// Contexts per program point before they are merged.
+    ctx_max: usize,
     states: usize,
 }
 
@@ -553,6 +564,7 @@ impl<'k> Checker<'k> {
             body_ivs: BTreeMap::new(),
             kills: crate::handles::kills(k),
             widened: false,
+            ctx_max: CTX_MAX,
             order: {
                 let mut order = vec![0; k.stmts.len()];
                 let mut i = 0;
@@ -986,7 +998,7 @@ impl<'k> Checker<'k> {
             self.states += st.len();
             st = self.stmt(s, env, st);
             st = self.drop_dead(s, st);
-            if st.len() > CTX_MAX {
+            if st.len() > self.ctx_max {
                 st = self.widen(st);
             }
         }
@@ -1017,7 +1029,7 @@ impl<'k> Checker<'k> {
     /// CTX_MAX_RESIDUES). Sound: a handle's set only grows, records are unioned.
     fn widen(&mut self, mut st: State) -> State {
         self.widened = true;
-        while st.len() > CTX_MAX {
+        while st.len() > self.ctx_max {
             let Some(group) = self.pick_group(&st) else {
                 break;
             };
@@ -1028,7 +1040,7 @@ impl<'k> Checker<'k> {
                 k
             });
         }
-        if st.len() > CTX_MAX {
+        if st.len() > self.ctx_max {
             // No single group helps (handles that vary together, like a loop's results and a
             // later loop started from them, or groups that would be confused): merge groups
             // cumulatively, the oldest first and the iter args of the loops being run last
@@ -1037,7 +1049,7 @@ impl<'k> Checker<'k> {
             groups.sort_by_key(|g| self.group_rank(g[0]));
             let mut gone: Vec<ValueId> = Vec::new();
             for g in groups {
-                if st.len() <= CTX_MAX {
+                if st.len() <= self.ctx_max {
                     break;
                 }
                 gone.extend(g);
@@ -1049,7 +1061,7 @@ impl<'k> Checker<'k> {
                 });
             }
         }
-        if st.len() > CTX_MAX {
+        if st.len() > self.ctx_max {
             // Bindings first (residues decide slots, keep them while we can).
             st = self.merge_by(st, |c| Ctx {
                 o: c.o,
