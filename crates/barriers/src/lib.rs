@@ -262,6 +262,8 @@ struct Ctx<'k> {
     dmask: Vec<(u64, bool)>,
     /// Per loop/if: no loop or if inside it (its run does not depend on the what-if budget).
     flat: Vec<bool>,
+    /// No split barrier (signal/wait) in the input: no stamp outside a state is ever compared.
+    no_marks: bool,
 }
 
 impl<'k> Ctx<'k> {
@@ -338,6 +340,12 @@ impl<'k> Ctx<'k> {
             dead,
             dmask,
             flat,
+            no_marks: !k.stmts.iter().any(|(_, d)| {
+                matches!(
+                    d.kind,
+                    StmtKind::Sync(SyncOp::Signal { .. } | SyncOp::Wait { .. })
+                )
+            }),
         };
         c.prepare(k.body, true, &mut allowed, &mut stage_loop, &mut summary);
         c.allowed = allowed;
@@ -883,11 +891,33 @@ impl<'c, 'k> Sim<'c, 'k> {
             let mut steps = 0;
             while j < n && steps < LOOKAHEAD && !states.iter().all(|x| x.same_keys(&states[0])) {
                 let mut next = j + 1;
+                // Alternatives pending the same keys have the same future (no stamp outside
+                // the state is compared without split barriers in the input): step one.
+                let mut rep = [0usize; 4];
                 for o in 0..options.len() {
+                    rep[o] = o;
+                    if c.no_marks {
+                        if let Some(r) =
+                            (0..o).find(|&r| rep[r] == r && states[r].same_keys(&states[o]))
+                        {
+                            rep[o] = r;
+                        }
+                    }
+                }
+                let mut delta = [(0u64, 0u64); 4];
+                for o in 0..options.len() {
+                    let r = rep[o];
+                    if r != o {
+                        states[o] = states[r].clone();
+                        costs[o].0 += delta[r].0;
+                        costs[o].1 += delta[r].1;
+                        continue;
+                    }
                     let sv = self.save();
                     let (ns, nj) = self.step(b, j, std::mem::take(&mut states[o]));
-                    costs[o].0 += self.cost.0 - base.0;
-                    costs[o].1 += self.cost.1 - base.1;
+                    delta[o] = (self.cost.0 - base.0, self.cost.1 - base.1);
+                    costs[o].0 += delta[o].0;
+                    costs[o].1 += delta[o].1;
                     self.restore(sv);
                     states[o] = ns;
                     next = nj;
