@@ -62,6 +62,9 @@ struct Live {
     count: i32,
     /// Some path from the issue reaches here without passing a barrier.
     free: bool,
+    /// Some path from the issue reaches here without passing a barrier and across a loop's
+    /// back edge or exit: the copy may be from another iteration than the access it meets.
+    free_carried: bool,
     guard: Guard,
 }
 
@@ -75,11 +78,19 @@ pub struct Entry {
     armed: BTreeMap<i32, Vec<(Site, i32, Guard)>>,
     /// The copy (the youngest one when several merged).
     copy: StmtId,
+    /// The copy completed (a wait) on a path where no barrier followed it yet: other waves
+    /// may still not see its data. Some(true): such a path crosses a loop's back edge or
+    /// exit. Only for the "no barrier" warning; it places no wait.
+    unpub: Option<bool>,
 }
 
 impl Entry {
-    fn dead(&self) -> bool {
+    /// Nothing that places a wait: neither in flight nor published nor armed.
+    fn idle(&self) -> bool {
         self.live.is_none() && self.last.is_empty() && self.armed.values().all(|a| a.is_empty())
+    }
+    fn dead(&self) -> bool {
+        self.idle() && self.unpub.is_none()
     }
     fn join(&mut self, o: &Entry) {
         let self_c = self.live.as_ref().map(|l| l.count);
@@ -88,15 +99,25 @@ impl Entry {
             (Some(a), Some(b)) => (b, o.copy) < (a, self.copy),
             (None, Some(_)) => true,
             (Some(_), None) => false,
-            (None, None) => o.copy < self.copy,
+            // The copy named is that of the entry that places waits, if one does.
+            (None, None) => match (self.idle(), o.idle()) {
+                (true, false) => true,
+                (false, true) => false,
+                _ => o.copy < self.copy,
+            },
         };
         if pick_other {
             self.copy = o.copy;
         }
+        self.unpub = match (self.unpub, o.unpub) {
+            (Some(a), Some(b)) => Some(a || b),
+            (a, b) => a.or(b),
+        };
         self.live = match (self.live.take(), &o.live) {
             (Some(a), Some(b)) => Some(Live {
                 count: a.count.min(b.count),
                 free: a.free || b.free,
+                free_carried: a.free_carried || b.free_carried,
                 guard: join_guard(a.guard, b.guard),
             }),
             (a, b) => a.or_else(|| b.clone()),
@@ -197,8 +218,6 @@ impl<'a> IntoIterator for &'a State {
     }
 }
 
-
-
 fn join_state(a: &mut State, b: &State) {
     if b.v.is_empty() {
         return;
@@ -235,7 +254,7 @@ impl State {
     /// A state from entries in any order; entries that land on one key are joined (the join
     /// is commutative, so the order does not matter).
     fn from_unsorted(mut v: Vec<(Key, Entry)>) -> State {
-        v.sort_by(|x, y| x.0.cmp(&y.0));
+        v.sort_by_key(|x| x.0);
         let mut out: Vec<(Key, Entry)> = Vec::with_capacity(v.len());
         for (k, e) in v {
             match out.last_mut() {
@@ -277,8 +296,10 @@ pub struct Analysis<'a> {
     pub ops: Rc<Vec<Option<OpInfo>>>,
     pub config: Config,
     pub needs: BTreeMap<Site, Need>,
-    /// (copy, consumer) pairs reached by another wave with no barrier in between.
-    pub unpublished: BTreeSet<(StmtId, StmtId)>,
+    /// (copy, consumer) pairs reached by another wave with no barrier in between, whether
+    /// the copy may be from another iteration, and whether it had completed (a wait with no
+    /// barrier after it) rather than being still in flight.
+    pub unpublished: BTreeSet<(StmtId, StmtId, bool, bool)>,
     /// Body evaluations so far, to bound the exact unrolling of loops with a minimum count.
     pub evals: u64,
     pub max_state: usize,
@@ -637,6 +658,12 @@ impl<'a> Analysis<'a> {
         for (&(c, p, kind), e) in st {
             let mut e = e.clone();
             self.drop_guards(&mut e, lp);
+            if let Some(l) = &mut e.live {
+                l.free_carried = l.free;
+            }
+            if e.unpub.is_some() {
+                e.unpub = Some(true);
+            }
             let cache = if exit {
                 &self.exit_cache
             } else {
@@ -817,6 +844,9 @@ impl<'a> Analysis<'a> {
                 continue;
             }
             let (copy, live) = (e.copy, &e.live);
+            if let (Some(carried), Conflict::CrossThread) = (e.unpub, w0) {
+                self.unpublished.insert((copy, s, carried, true));
+            }
             for &(site, c, g) in &e.last {
                 let w = match g {
                     None => w0,
@@ -835,7 +865,7 @@ impl<'a> Analysis<'a> {
                     self.need(s, counter, l.count, copy, s);
                 }
                 if worst == Conflict::CrossThread && l.free {
-                    self.unpublished.insert((copy, s));
+                    self.unpublished.insert((copy, s, l.free_carried, false));
                 }
             }
         }
@@ -867,6 +897,8 @@ impl<'a> Analysis<'a> {
                 if let Some(l) = &mut e.live {
                     e.last.push((site, l.count, l.guard));
                     l.free = false;
+                    l.free_carried = false;
+                    l.free_carried = false;
                 }
             }
         } else if let Some(id) = barrier {
@@ -886,6 +918,9 @@ impl<'a> Analysis<'a> {
             }
         }
         if barrier == Some(MONOLITHIC) {
+            for e in st.values_mut() {
+                e.unpub = None;
+            }
             st.retain(|_, e| !e.dead());
         }
     }
@@ -916,11 +951,13 @@ impl<'a> Analysis<'a> {
                 live: Some(Live {
                     count: fresh,
                     free: true,
+                    free_carried: false,
                     guard: None,
                 }),
                 last: Vec::new(),
                 armed: BTreeMap::new(),
                 copy: s,
+                unpub: None,
             };
             match st.get_mut(&(counter, p, kind)) {
                 Some(x) => x.join(&e),
@@ -939,7 +976,11 @@ fn wait(st: &mut State, counter: Counter, n: i32) {
                 .as_ref()
                 .is_some_and(|l| l.count >= n && l.count >= 0)
         {
-            e.live = None;
+            if let Some(l) = e.live.take() {
+                if l.free {
+                    e.unpub = Some(e.unpub.unwrap_or(false) || l.free_carried);
+                }
+            }
         }
     }
     st.retain(|_, e| !e.dead());
@@ -965,8 +1006,10 @@ fn arrive_wait(st: &mut State, id: i32) {
     for e in st.values_mut() {
         if let Some(a) = e.armed.remove(&id) {
             e.last = a;
+            e.unpub = None;
             if let Some(l) = &mut e.live {
                 l.free = false;
+                l.free_carried = false;
             }
         }
     }

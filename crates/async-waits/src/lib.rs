@@ -17,9 +17,10 @@ mod place;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use syncopt_analysis::hazard::{Accesses, Mode};
 use syncopt_analysis::{Covered, Explain, InsertOptions, PassReport};
 use syncopt_ir::{
-    BlockId, Counter, Diagnostic, Kernel, Loc, ProgramPoint, StmtId, StmtKind, SyncOp,
+    BlockId, Counter, Diagnostic, EntityRef, Kernel, Loc, ProgramPoint, StmtId, StmtKind, SyncOp,
 };
 use syncopt_targets::{Family, Target};
 
@@ -57,13 +58,18 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     let order = walk_order(kernel);
     let mut sound = Config::new();
     let mut final_needs: BTreeMap<StmtId, Need> = BTreeMap::new();
-    let mut unpublished: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
+    let mut unpublished: BTreeSet<(StmtId, StmtId, bool, bool)> = BTreeSet::new();
     let mut st = State::new();
     for seg in segments(kernel) {
         let (r0, v0) = (an.runs, an.visits);
         let out = solve(&mut an, &seg, st, target, &order);
         if std::env::var_os("SYNCOPT_AW_SEG").is_some() {
-            eprintln!("seg {} stmts {} runs {} visits", seg.len(), an.runs - r0, an.visits - v0);
+            eprintln!(
+                "seg {} stmts {} runs {} visits",
+                seg.len(),
+                an.runs - r0,
+                an.visits - v0
+            );
         }
         sound.extend(out.sound);
         final_needs.extend(out.needs);
@@ -82,7 +88,12 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     }
     drop(an);
 
-    // Rule 3: consumers that other waves reach with no barrier after the copy.
+    // Rule 3: consumers that other waves reach with no barrier after the copy. The places
+    // above are built for counting copies in flight; before blaming a missing barrier, the
+    // pair is checked with the barrier pass's own access test (byte ranges, `tid` words,
+    // handles and `if` results as sets of regions), so that a kernel the barrier pass saw
+    // no hazard in gets no warning.
+    let unpublished = cross_thread(kernel, &unpublished, mem.threads, &order);
     for (copy, consumer) in &unpublished {
         let cl = kernel.stmts[*copy].loc;
         let xl = kernel.stmts[*consumer].loc;
@@ -155,7 +166,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
 struct Solved {
     sound: Config,
     needs: BTreeMap<StmtId, Need>,
-    unpublished: BTreeSet<(StmtId, StmtId)>,
+    unpublished: BTreeSet<(StmtId, StmtId, bool, bool)>,
     end: State,
 }
 
@@ -306,6 +317,59 @@ fn segments(k: &Kernel) -> Vec<Vec<StmtId>> {
     }
     if !cur.is_empty() || out.is_empty() {
         out.push(cur);
+    }
+    out
+}
+
+/// The (copy, consumer) pairs that the barrier pass's access test also finds in conflict: in
+/// the same iteration, or at any distance when the copy may come from another iteration.
+///
+/// A copy that completed before the access (a wait, but no barrier) is as unpublished as one
+/// in flight, but every later access would repeat the warning: such a copy is reported once,
+/// at its first such consumer, and only when no in-flight use of it is reported already.
+fn cross_thread(
+    k: &Kernel,
+    pairs: &BTreeSet<(StmtId, StmtId, bool, bool)>,
+    threads: u64,
+    order: &HashMap<StmtId, usize>,
+) -> BTreeSet<(StmtId, StmtId)> {
+    if pairs.is_empty() {
+        return BTreeSet::new();
+    }
+    let acc = Accesses::collect_with_threads(k, (threads > 0).then_some(threads));
+    let ids = |s: StmtId| acc.by_stmt.get(s.index()).map_or(&[][..], |v| &v[..]);
+    let conflict = |copy: StmtId, consumer: StmtId, carried: bool| {
+        // 2: any iteration distance; 0: the copy of this very iteration.
+        let dist = if carried { 2 } else { 0 };
+        ids(copy).iter().any(|&a| {
+            let a = &acc.accesses[a as usize];
+            a.mode != Mode::Read
+                && ids(consumer)
+                    .iter()
+                    .any(|&b| acc.conflict(a.desc, dist, acc.accesses[b as usize].desc))
+        })
+    };
+    let at = |s: StmtId| order.get(&s).copied().unwrap_or(usize::MAX);
+    let mut out: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
+    let mut first_done: BTreeMap<StmtId, StmtId> = BTreeMap::new();
+    for &(copy, consumer, carried, completed) in pairs {
+        if !conflict(copy, consumer, carried) {
+            continue;
+        }
+        if !completed {
+            out.insert((copy, consumer));
+            continue;
+        }
+        let first = first_done.entry(copy).or_insert(consumer);
+        if at(consumer) < at(*first) {
+            *first = consumer;
+        }
+    }
+    let reported: BTreeSet<StmtId> = out.iter().map(|p| p.0).collect();
+    for (copy, consumer) in first_done {
+        if !reported.contains(&copy) {
+            out.insert((copy, consumer));
+        }
     }
     out
 }
