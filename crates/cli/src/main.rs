@@ -199,12 +199,25 @@ fn read_input(path: &str) -> Result<Source, Fail> {
 }
 
 fn write_output(out: &Output, text: &str) -> CmdResult {
+    write_output_with(out, |w| w.write_all(text.as_bytes()))
+}
+
+/// Writes a file in the text format, streamed in chunks rather than printed to one string.
+fn write_file_output(out: &Output, file: &File) -> CmdResult {
+    write_output_with(out, |w| syncopt_ir::write_file(file, w))
+}
+
+fn write_output_with(
+    out: &Output,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> CmdResult {
     match &out.output {
-        Some(path) if path != "-" => std::fs::write(path, text)
+        Some(path) if path != "-" => std::fs::File::create(path)
+            .and_then(|mut f| write(&mut f))
             .map_err(|e| Fail::Usage(format!("cannot write '{path}': {e}"))),
         _ => {
             let mut so = std::io::stdout().lock();
-            so.write_all(text.as_bytes())
+            write(&mut so)
                 .and_then(|_| so.flush())
                 .or_else(|e| {
                     if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -287,15 +300,15 @@ fn checked(src: &Source, cli_target: Option<&str>) -> Result<(File, Vec<Target>)
 fn cmd_fmt(input: &Input, out: &Output, check: bool) -> CmdResult {
     let src = read_input(&input.file)?;
     let file = parse_all(&src)?;
-    let text = syncopt_ir::print_file(&file);
     if check {
+        let text = syncopt_ir::print_file(&file);
         if text != src.text {
             eprintln!("{}: not in canonical form (run 'syncopt fmt')", src.name);
             return Err(Fail::Program);
         }
         return Ok(());
     }
-    let res = write_output(out, &text);
+    let res = write_file_output(out, &file);
     exit_without_freeing(file);
     res
 }
@@ -413,7 +426,7 @@ fn cmd_insert(input: &Input, out: &Output, args: InsertArgs, lang: Option<Lang>)
     if failed {
         return Err(Fail::Program);
     }
-    let res = write_output(out, &syncopt_ir::print_file(&file));
+    let res = write_file_output(out, &file);
     exit_without_freeing(file);
     res
 }

@@ -18,6 +18,6 @@ pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use expr::{AffineExpr, CmpOp, Cond, Var};
 pub use kernel::*;
 pub use parser::{parse, parse_file};
-pub use printer::{print_file, print_kernel, print_module};
+pub use printer::{print_file, print_kernel, print_module, write_file};
 pub use sync::{FlagId, SyncOp};
 pub use vocab::{AccessKind, Counter, Group, Pipe, Space, Uniformity};

@@ -17,6 +17,45 @@ fn size_hint(k: &Kernel) -> usize {
     k.stmts.len() * 48 + 256
 }
 
+/// Where printed text goes besides the output string: a writer that takes it in chunks, so a
+/// large file is never held as one string (nor its pages faulted in).
+struct Sink<'w> {
+    writer: Option<&'w mut dyn std::io::Write>,
+    error: Option<std::io::Error>,
+}
+
+/// Text handed to the writer at a time.
+const CHUNK: usize = 1 << 16;
+
+impl Sink<'_> {
+    /// Everything stays in the output string.
+    fn none() -> Sink<'static> {
+        Sink {
+            writer: None,
+            error: None,
+        }
+    }
+
+    /// Between statements: passes `out` on once it holds a chunk.
+    #[inline]
+    fn step(&mut self, out: &mut String) {
+        if out.len() >= CHUNK && self.writer.is_some() {
+            self.flush(out);
+        }
+    }
+
+    fn flush(&mut self, out: &mut String) {
+        if let Some(w) = self.writer.as_mut() {
+            if self.error.is_none() {
+                if let Err(e) = w.write_all(out.as_bytes()) {
+                    self.error = Some(e);
+                }
+            }
+            out.clear();
+        }
+    }
+}
+
 pub fn print_file(file: &File) -> String {
     let hint: usize = file
         .chunks
@@ -25,24 +64,44 @@ pub fn print_file(file: &File) -> String {
         .map(size_hint)
         .sum();
     let mut out = String::with_capacity(hint);
+    print_file_into(&mut out, file, &mut Sink::none());
+    out
+}
+
+/// Writes what [`print_file`] returns to `w`, in chunks: the same bytes without building
+/// the whole text first.
+pub fn write_file(file: &File, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut out = String::with_capacity(CHUNK + CHUNK / 2);
+    let mut sink = Sink {
+        writer: Some(w),
+        error: None,
+    };
+    print_file_into(&mut out, file, &mut sink);
+    sink.flush(&mut out);
+    match sink.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn print_file_into(out: &mut String, file: &File, sink: &mut Sink) {
     for (i, m) in file.chunks.iter().enumerate() {
         if i > 0 {
             out.push_str("\n// -----\n\n");
         }
         // A chunk that only inherits its target does not repeat it.
         let inherited = i > 0 && file.chunks[i - 1].target == m.target && m.target_loc.is_none();
-        print_module_into(&mut out, m, !inherited);
+        print_module_into(out, m, !inherited, sink);
     }
-    out
 }
 
 pub fn print_module(m: &Module) -> String {
     let mut out = String::with_capacity(m.kernels.iter().map(size_hint).sum());
-    print_module_into(&mut out, m, true);
+    print_module_into(&mut out, m, true, &mut Sink::none());
     out
 }
 
-fn print_module_into(out: &mut String, m: &Module, with_target: bool) {
+fn print_module_into(out: &mut String, m: &Module, with_target: bool, sink: &mut Sink) {
     for c in &m.comments {
         comment(out, 0, c);
     }
@@ -56,7 +115,7 @@ fn print_module_into(out: &mut String, m: &Module, with_target: bool) {
         if i > 0 {
             out.push('\n');
         }
-        print_kernel_into(out, k);
+        print_kernel_into(out, k, sink);
     }
     for c in &m.trailing_comments {
         comment(out, 0, c);
@@ -74,11 +133,11 @@ fn comment(out: &mut String, ind: usize, c: &str) {
 
 pub fn print_kernel(k: &Kernel) -> String {
     let mut out = String::with_capacity(size_hint(k));
-    print_kernel_into(&mut out, k);
+    print_kernel_into(&mut out, k, &mut Sink::none());
     out
 }
 
-fn print_kernel_into(out: &mut String, k: &Kernel) {
+fn print_kernel_into(out: &mut String, k: &Kernel, sink: &mut Sink) {
     for c in &k.comments {
         comment(out, 0, c);
     }
@@ -125,7 +184,7 @@ fn print_kernel_into(out: &mut String, k: &Kernel) {
         }
         out.push('\n');
     }
-    print_block_body(out, k, k.body, 1);
+    print_block_body(out, k, k.body, 1, sink);
     out.push_str("}\n");
 }
 
@@ -171,10 +230,11 @@ fn int(out: &mut String, n: i64) {
     uint(out, n.unsigned_abs());
 }
 
-fn print_block_body(out: &mut String, k: &Kernel, b: BlockId, ind: usize) {
+fn print_block_body(out: &mut String, k: &Kernel, b: BlockId, ind: usize, sink: &mut Sink) {
     let block = &k.blocks[b];
     for &s in &block.stmts {
-        print_stmt(out, k, s, ind);
+        print_stmt(out, k, s, ind, sink);
+        sink.step(out);
     }
     for c in &block.trailing_comments {
         comment(out, ind, c);
@@ -196,7 +256,7 @@ fn names(out: &mut String, k: &Kernel, vs: &[ValueId]) {
     }
 }
 
-fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize) {
+fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize, sink: &mut Sink) {
     let data = &k.stmts[s];
     for c in &data.comments {
         comment(out, ind, c);
@@ -300,7 +360,7 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize) {
                 out.push(')');
             }
             out.push_str(" {\n");
-            print_block_body(out, k, f.body, ind + 1);
+            print_block_body(out, k, f.body, ind + 1, sink);
             indent(out, ind);
             out.push_str("}\n");
         }
@@ -314,12 +374,12 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize) {
             out.push(' ');
             cond(out, k, &i.cond);
             out.push_str(" {\n");
-            print_block_body(out, k, i.then_block, ind + 1);
+            print_block_body(out, k, i.then_block, ind + 1, sink);
             indent(out, ind);
             out.push('}');
             if let Some(e) = i.else_block {
                 out.push_str(" else {\n");
-                print_block_body(out, k, e, ind + 1);
+                print_block_body(out, k, e, ind + 1, sink);
                 indent(out, ind);
                 out.push('}');
             }
@@ -490,4 +550,93 @@ pub fn expr_string(k: &Kernel, e: &AffineExpr) -> String {
     let mut s = String::new();
     expr(&mut s, k, e);
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A generated kernel large enough to cross many chunk boundaries, nested blocks
+    /// included.
+    fn big() -> File {
+        let text = syncopt_gen::generate(&syncopt_gen::GenOptions {
+            ops: 20_000,
+            seed: 7,
+            target: syncopt_targets::Target::Gfx950,
+            executable: false,
+        });
+        let file = crate::parse(&text).expect("generated text parses");
+        assert_eq!(
+            print_file(&file),
+            text,
+            "the generator writes canonical text"
+        );
+        file
+    }
+
+    #[test]
+    fn write_file_gives_the_bytes_of_print_file_in_chunks() {
+        let file = big();
+        let want = print_file(&file);
+        assert!(want.len() > 8 * CHUNK, "{} bytes", want.len());
+        let mut got = Vec::new();
+        write_file(&file, &mut got).expect("a vector takes everything");
+        assert_eq!(String::from_utf8(got).expect("UTF-8"), want);
+
+        // Several chunks, each no larger than a chunk plus one statement.
+        struct Sizes(Vec<usize>);
+        impl std::io::Write for Sizes {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.push(b.len());
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut sizes = Sizes(Vec::new());
+        write_file(&file, &mut sizes).expect("accepts everything");
+        assert!(sizes.0.len() > 8, "{:?}", sizes.0);
+        assert_eq!(sizes.0.iter().sum::<usize>(), want.len());
+        assert!(sizes.0.iter().all(|&n| n < CHUNK + 4096), "{:?}", sizes.0);
+    }
+
+    #[test]
+    fn write_file_reports_the_writer_error() {
+        struct Full;
+        impl std::io::Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let err = write_file(&big(), &mut Full).expect_err("the writer fails");
+        assert_eq!(err.to_string(), "disk full");
+    }
+
+    #[test]
+    fn integers_print_like_display() {
+        for n in [
+            0i64,
+            1,
+            9,
+            10,
+            99,
+            100,
+            -1,
+            -10,
+            1 << 40,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            let mut s = String::new();
+            int(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
+        let mut s = String::new();
+        uint(&mut s, u64::MAX);
+        assert_eq!(s, u64::MAX.to_string());
+    }
 }
