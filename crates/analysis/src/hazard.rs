@@ -134,79 +134,94 @@ impl Accesses {
     /// Like `collect`, knowing the workgroup has `threads` threads: a word index affine in
     /// `tid` alone then touches a known byte range.
     pub fn collect_with_threads(k: &Kernel, threads: Option<u64>) -> Accesses {
-        let mut r = Resolver::new(k);
+        Self::collect_parallel(k, threads, 1)
+    }
+
+    /// `collect_with_threads` on up to `workers` threads: the ops are cut into fixed chunks
+    /// (the same for any number of workers), each described on its own, and the chunks'
+    /// descriptors interned in chunk order, so ids come out in first-seen order as from one
+    /// pass.
+    pub fn collect_parallel(k: &Kernel, threads: Option<u64>, workers: usize) -> Accesses {
+        Self::collect_chunked(k, threads, workers, 1 << 16)
+    }
+
+    /// `collect_parallel` with chunks of `chunk` ops (tests use small ones).
+    #[doc(hidden)]
+    pub fn collect_chunked(
+        k: &Kernel,
+        threads: Option<u64>,
+        workers: usize,
+        chunk: usize,
+    ) -> Accesses {
+        let chunk = chunk.max(1);
+        // Each op with the threads that can run it: `if divergent tid < C` narrows them.
+        let mut ops = Vec::new();
+        ops_with_tids(k, k.body, syncopt_ir::expr::ALL_TIDS, &mut ops);
+        let parts: Vec<Part> = if workers <= 1 || ops.len() < 2 * chunk {
+            vec![describe(k, threads, &ops)]
+        } else {
+            let chunks: Vec<&[(StmtId, syncopt_ir::expr::TidRange)]> = ops.chunks(chunk).collect();
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let done: std::sync::Mutex<Vec<(usize, Part)>> = std::sync::Mutex::new(Vec::new());
+            std::thread::scope(|sc| {
+                for _ in 0..workers.min(chunks.len()) {
+                    sc.spawn(|| loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(c) = chunks.get(i) else { break };
+                        let part = describe(k, threads, c);
+                        if let Ok(mut d) = done.lock() {
+                            d.push((i, part));
+                        }
+                    });
+                }
+            });
+            let mut done = done.into_inner().unwrap_or_default();
+            done.sort_by_key(|x| x.0);
+            if done.len() != chunks.len() {
+                // A worker failed (it cannot): one pass instead.
+                vec![describe(k, threads, &ops)]
+            } else {
+                done.into_iter().map(|x| x.1).collect()
+            }
+        };
         let mut out = Accesses {
             by_stmt: vec![Vec::new(); k.stmts.len()],
             ..Accesses::default()
         };
-        let mut intern: FxMap<Desc, u32> = FxMap::default();
-        // Most effects repeat a (memory value, mode, selector, threads) seen before: their
-        // descriptor is looked up without resolving regions or building a `Desc`. Keyed by a
-        // hash of the selector, with the selectors themselves kept to compare.
-        type SelKey = (ValueId, u8, (i64, i64), u64);
-        let mut seen: FxMap<SelKey, Vec<(Selector, u32)>> = FxMap::default();
-        // Each op with the threads that can run it: `if divergent tid < C` narrows them.
-        let mut ops = Vec::new();
-        ops_with_tids(k, k.body, syncopt_ir::expr::ALL_TIDS, &mut ops);
-        out.accesses.reserve(ops.len());
-        for (s, tids) in ops {
-            let StmtKind::Op(op) = &k.stmts[s].kind else {
-                continue;
+        if parts.len() == 1 {
+            let Some(p) = parts.into_iter().next() else {
+                return out;
             };
-            let sloc = k.stmts[s].loc;
-            let mut ids: Vec<u32> = Vec::new();
-            for e in &op.effects {
-                let mode = match e.kind {
-                    AccessKind::Read => Mode::Read,
-                    AccessKind::Write => Mode::Write,
-                    AccessKind::Atomic => Mode::Atomic,
-                };
-                let th = threads.map(|t| (tids.0.max(0), tids.1.min(t as i64)));
-                let key: SelKey = (
-                    e.mem.value,
-                    mode as u8,
-                    th.unwrap_or((i64::MIN, i64::MIN)),
-                    sel_hash(&e.mem.sel),
-                );
-                let known = seen
-                    .get(&key)
-                    .and_then(|v| v.iter().find(|x| x.0 == e.mem.sel).map(|x| x.1));
-                let id = match known {
-                    Some(u32::MAX) => continue,
-                    Some(id) => id,
-                    None => {
-                        let regions = r.regions(e.mem.value);
-                        let id = if regions.is_empty() {
-                            u32::MAX
-                        } else {
-                            let desc = make_desc(k, mode, regions, &e.mem.sel, th);
-                            match intern.get(&desc) {
-                                Some(&id) => id,
-                                None => {
-                                    let n = intern.len() as u32;
-                                    out.descs.push(desc.clone());
-                                    intern.insert(desc, n);
-                                    n
-                                }
-                            }
-                        };
-                        seen.entry(key).or_default().push((e.mem.sel.clone(), id));
-                        if id == u32::MAX {
-                            continue;
-                        }
-                        id
-                    }
-                };
-                let aid = out.accesses.len() as u32;
-                out.accesses.push(Access {
-                    stmt: s,
-                    loc: e.loc.or(sloc),
-                    desc: id,
-                    mode,
-                });
-                ids.push(aid);
+            out.descs = p.descs;
+            out.accesses = p.accesses;
+            for (s, lo, hi) in p.ops {
+                out.by_stmt[s.index()] = (lo..hi).collect();
             }
-            out.by_stmt[s.index()] = ids;
+            return out;
+        }
+        let mut intern: FxMap<Desc, u32> = FxMap::default();
+        for p in parts {
+            let map: Vec<u32> = p
+                .descs
+                .into_iter()
+                .map(|d| match intern.get(&d) {
+                    Some(&id) => id,
+                    None => {
+                        let n = out.descs.len() as u32;
+                        out.descs.push(d.clone());
+                        intern.insert(d, n);
+                        n
+                    }
+                })
+                .collect();
+            let base = out.accesses.len() as u32;
+            out.accesses.extend(p.accesses.into_iter().map(|mut a| {
+                a.desc = map[a.desc as usize];
+                a
+            }));
+            for (s, lo, hi) in p.ops {
+                out.by_stmt[s.index()] = (base + lo..base + hi).collect();
+            }
         }
         out
     }
@@ -234,6 +249,94 @@ fn sel_hash(sel: &Selector) -> u64 {
         }
     }
     h.finish()
+}
+
+/// The accesses of some ops, with descriptors numbered from 0 in first-seen order.
+struct Part {
+    descs: Vec<Desc>,
+    accesses: Vec<Access>,
+    /// Each op with accesses and the range of its access ids.
+    ops: Vec<(StmtId, u32, u32)>,
+}
+
+fn describe(
+    k: &Kernel,
+    threads: Option<u64>,
+    ops: &[(StmtId, syncopt_ir::expr::TidRange)],
+) -> Part {
+    let mut r = Resolver::new(k);
+    let mut out = Part {
+        descs: Vec::new(),
+        accesses: Vec::with_capacity(ops.len()),
+        ops: Vec::with_capacity(ops.len()),
+    };
+    let mut intern: FxMap<Desc, u32> = FxMap::default();
+    // Most effects repeat a (memory value, mode, selector, threads) seen before: their
+    // descriptor is looked up without resolving regions or building a `Desc`. Keyed by a
+    // hash of the selector, with the selectors themselves kept to compare.
+    type SelKey = (ValueId, u8, (i64, i64), u64);
+    let mut seen: FxMap<SelKey, Vec<(Selector, u32)>> = FxMap::default();
+    for &(s, tids) in ops {
+        let StmtKind::Op(op) = &k.stmts[s].kind else {
+            continue;
+        };
+        let sloc = k.stmts[s].loc;
+        let lo = out.accesses.len() as u32;
+        for e in &op.effects {
+            let mode = match e.kind {
+                AccessKind::Read => Mode::Read,
+                AccessKind::Write => Mode::Write,
+                AccessKind::Atomic => Mode::Atomic,
+            };
+            let th = threads.map(|t| (tids.0.max(0), tids.1.min(t as i64)));
+            let key: SelKey = (
+                e.mem.value,
+                mode as u8,
+                th.unwrap_or((i64::MIN, i64::MIN)),
+                sel_hash(&e.mem.sel),
+            );
+            let known = seen
+                .get(&key)
+                .and_then(|v| v.iter().find(|x| x.0 == e.mem.sel).map(|x| x.1));
+            let id = match known {
+                Some(u32::MAX) => continue,
+                Some(id) => id,
+                None => {
+                    let regions = r.regions(e.mem.value);
+                    let id = if regions.is_empty() {
+                        u32::MAX
+                    } else {
+                        let desc = make_desc(k, mode, regions, &e.mem.sel, th);
+                        match intern.get(&desc) {
+                            Some(&id) => id,
+                            None => {
+                                let n = intern.len() as u32;
+                                out.descs.push(desc.clone());
+                                intern.insert(desc, n);
+                                n
+                            }
+                        }
+                    };
+                    seen.entry(key).or_default().push((e.mem.sel.clone(), id));
+                    if id == u32::MAX {
+                        continue;
+                    }
+                    id
+                }
+            };
+            out.accesses.push(Access {
+                stmt: s,
+                loc: e.loc.or(sloc),
+                desc: id,
+                mode,
+            });
+        }
+        let hi = out.accesses.len() as u32;
+        if hi > lo {
+            out.ops.push((s, lo, hi));
+        }
+    }
+    out
 }
 
 /// Ops reachable from `b` in program order, each with the threads `[lo, hi)` that can run it.

@@ -302,13 +302,12 @@ impl<'k> Ctx<'k> {
             }
             (base, point_block, weight, flat, dead)
         };
+        let workers = lane_threads(k);
         let (acc, (base, point_block, weight, flat, dead)) = if two {
             std::thread::scope(|sc| {
-                let h = sc.spawn(|| Accesses::collect_with_threads(k, Some(threads)));
-                let l = layout();
-                let acc = h
-                    .join()
-                    .unwrap_or_else(|_| Accesses::collect_with_threads(k, Some(threads)));
+                let h = sc.spawn(layout);
+                let acc = Accesses::collect_parallel(k, Some(threads), workers);
+                let l = h.join().unwrap_or_else(|_| layout());
                 (acc, l)
             })
         } else {

@@ -1,0 +1,89 @@
+//! The parallel paths give the one-thread result: access collection in chunks, and the
+//! kernel body simulated in lanes (`SYNCOPT_BAR_THREADS`).
+
+use syncopt_analysis::hazard::Accesses;
+use syncopt_analysis::InsertOptions;
+use syncopt_gen::{generate, GenOptions};
+use syncopt_ir::{parse, Kernel};
+use syncopt_targets::Target;
+
+fn kernel(ops: usize, seed: u64, target: Target) -> Kernel {
+    let src = generate(&GenOptions {
+        ops,
+        seed,
+        target,
+        executable: false,
+    });
+    parse(&src).expect("generated kernel parses").chunks[0].kernels[0].clone()
+}
+
+#[test]
+fn chunked_collection_equals_one_pass() {
+    for seed in 0..12 {
+        let k = kernel(400 + 50 * seed as usize, seed, Target::Gfx950);
+        let one = Accesses::collect_with_threads(&k, Some(256));
+        for (workers, chunk) in [(1, 7), (3, 7), (4, 64), (2, 1)] {
+            let par = Accesses::collect_chunked(&k, Some(256), workers, chunk);
+            assert_eq!(
+                one.descs, par.descs,
+                "seed {seed} workers {workers} chunk {chunk}"
+            );
+            assert_eq!(one.by_stmt, par.by_stmt, "seed {seed}");
+            assert_eq!(one.accesses.len(), par.accesses.len(), "seed {seed}");
+            for (a, b) in one.accesses.iter().zip(&par.accesses) {
+                assert_eq!(
+                    (a.stmt, a.loc, a.desc, a.mode),
+                    (b.stmt, b.loc, b.desc, b.mode)
+                );
+            }
+        }
+    }
+}
+
+/// Inserts with `threads` lanes (the variable is read by the pass on every run).
+fn insert(k: &Kernel, t: Target, named: bool, threads: &str) -> String {
+    std::env::set_var("SYNCOPT_BAR_THREADS", threads);
+    let mut kk = k.clone();
+    let rep = syncopt_barriers::run(
+        &mut kk,
+        t,
+        &InsertOptions {
+            named_barriers: named,
+            ..InsertOptions::default()
+        },
+    );
+    std::env::remove_var("SYNCOPT_BAR_THREADS");
+    format!(
+        "{}\n{}\n{:?}\n{:?}",
+        syncopt_ir::print_kernel(&kk),
+        rep.hazards,
+        rep.diagnostics,
+        rep.explain
+    )
+}
+
+#[test]
+fn lanes_give_the_one_lane_result() {
+    // One test owns the variable: no other test of this binary reads it.
+    for (seed, t) in [
+        (1, Target::Gfx950),
+        (2, Target::Gfx1250),
+        (3, Target::Sm80),
+        (4, Target::Gfx942),
+        (5, Target::Sm90),
+    ] {
+        let k = kernel(1500, seed, t);
+        let one = insert(&k, t, false, "1");
+        for lanes in ["2", "3", "7"] {
+            assert_eq!(
+                one,
+                insert(&k, t, false, lanes),
+                "{t:?} seed {seed} lanes {lanes}"
+            );
+        }
+        if matches!(t, Target::Gfx1250 | Target::Sm90) {
+            let one = insert(&k, t, true, "1");
+            assert_eq!(one, insert(&k, t, true, "4"), "{t:?} seed {seed} named");
+        }
+    }
+}
