@@ -1,6 +1,10 @@
 //! Benchmark: `cargo bench -p syncopt-async-waits --bench waits`. Kernels of 100,000 ops with
 //! 1,000 async copies (double-buffered loops with rotating handles, slot-view loops, copies
 //! in ifs, straight-line copies), barriers where shared-barriers puts them; times the pass.
+//! Then kernels of the default generator (`syncopt gen --ops N`, seed 0, gfx950: many
+//! `gather_to_lds` copies and barriers) at 1k, 10k, 100k and 1M statements, after
+//! shared-barriers (not timed), as `syncopt insert` runs them. `--quick`: one run each, up to
+//! 100k; `--gen`: the generated kernels only.
 
 use std::fmt::Write;
 use std::time::Instant;
@@ -111,10 +115,58 @@ fn kernel(target: Target, ops: usize, copies: usize) -> String {
     s
 }
 
+fn generated(quick: bool) {
+    let sizes: &[usize] = if quick {
+        &[1_000, 10_000, 100_000]
+    } else {
+        &[1_000, 10_000, 100_000, 1_000_000]
+    };
+    let t = Target::Gfx950;
+    for &ops in sizes {
+        let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
+            ops,
+            seed: 0,
+            target: t,
+            executable: false,
+        });
+        let file = syncopt_ir::parse(&src).expect("generated kernel parses");
+        let mut k0 = file.chunks[0].kernels[0].clone();
+        drop(file);
+        let rb = syncopt_barriers::run(&mut k0, t, &InsertOptions::default());
+        assert!(!rb.has_errors());
+        let reps = if quick { 1 } else if ops >= 1_000_000 { 3 } else { 5 };
+        let mut times = Vec::new();
+        let (mut inserted, mut warnings) = (0, 0);
+        for _ in 0..reps {
+            let mut k = k0.clone();
+            let t0 = Instant::now();
+            let r = syncopt_async_waits::run(&mut k, t, &InsertOptions::default());
+            times.push(t0.elapsed().as_secs_f64());
+            inserted = k.inserted_syncs().len();
+            warnings = r.diagnostics.len();
+            assert!(!r.has_errors());
+        }
+        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        println!(
+            "{t} generated --ops {ops}: {} stmts after shared-barriers: {inserted} waits inserted, \
+             {warnings} warnings; min {:.1} ms, median {:.1} ms ({reps} runs)",
+            k0.stmt_count(),
+            times[0] * 1e3,
+            times[times.len() / 2] * 1e3
+        );
+    }
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    let gen_only = std::env::args().any(|a| a == "--gen");
     let reps = if quick { 1 } else { 5 };
-    for &t in &[Target::Gfx950, Target::Gfx1250, Target::Sm90] {
+    let targets: &[Target] = if gen_only {
+        &[]
+    } else {
+        &[Target::Gfx950, Target::Gfx1250, Target::Sm90]
+    };
+    for &t in targets {
         let src = kernel(t, 100_000, 1_000);
         let file = syncopt_ir::parse(&src).expect("bench kernel parses");
         let k0 = file.chunks[0].kernels[0].clone();
@@ -142,4 +194,5 @@ fn main() {
             times[times.len() / 2] * 1e3
         );
     }
+    generated(quick);
 }
