@@ -9,6 +9,7 @@
 //! collects each block's statements and each op's effects on shared stacks so that every list
 //! is allocated once at its final size, and reserves the arenas from the input size.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -352,25 +353,35 @@ impl<'a> Parser<'a> {
     }
     fn declare(&mut self, name: &'a str, loc: Loc, kind: ValueKind) -> PResult<ValueId> {
         let depth = self.scope_marks.len() as u32;
-        if let Some(&(prev, d)) = self.names.get(name) {
-            if d == depth {
-                let prev_loc = self.k().values[prev].loc;
-                let mut d = Diagnostic::error(
-                    Some(loc),
-                    format!("'%{name}' is already defined in this scope"),
-                );
-                if prev_loc.is_some() {
-                    d = d.with_note(prev_loc, "previous definition is here");
+        let kernel = self.kernel.as_mut().expect("inside a kernel");
+        let v = kernel.values.next_id();
+        // One hash per declaration: the entry both checks and binds.
+        let prev = match self.names.entry(name) {
+            Entry::Occupied(mut e) => {
+                let (prev, d) = *e.get();
+                if d == depth {
+                    let prev_loc = kernel.values[prev].loc;
+                    let mut d = Diagnostic::error(
+                        Some(loc),
+                        format!("'%{name}' is already defined in this scope"),
+                    );
+                    if prev_loc.is_some() {
+                        d = d.with_note(prev_loc, "previous definition is here");
+                    }
+                    return Err(d);
                 }
-                return Err(d);
+                Some(e.insert((v, depth)))
             }
-        }
-        let v = self.k().values.push(ValueData {
+            Entry::Vacant(e) => {
+                e.insert((v, depth));
+                None
+            }
+        };
+        kernel.values.push(ValueData {
             name: name.to_string(),
             kind,
             loc: Some(loc),
         });
-        let prev = self.names.insert(name, (v, depth));
         self.undo.push((name, prev));
         Ok(v)
     }
