@@ -1652,6 +1652,7 @@ fn run_once_ids(
     }
     items.sort_by_key(|x| (x.0, x.1));
     let tags: Vec<u32> = items.iter().map(|x| x.3).collect();
+    discard(c, sol);
     let created = kernel.insert_syncs(items.into_iter().map(|x| (x.0, x.2)).collect());
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("inserted {:?}", t0.elapsed());
@@ -1687,6 +1688,42 @@ fn run_once_ids(
         eprintln!("explained {:?}", t0.elapsed());
     }
     report
+}
+
+/// Frees the analysis tables: on another thread for large kernels when there is a second
+/// core (a million statements' tables take a tenth of a second to free).
+fn discard(c: Ctx, sol: Solution) {
+    let big = c.k.stmts.len() >= PAR_MIN && lane_threads(c.k) > 1;
+    let Ctx {
+        acc,
+        base,
+        point_block,
+        weight,
+        allowed,
+        stage_loop,
+        summary,
+        dead,
+        dmask,
+        flat,
+        ..
+    } = c;
+    let tables = (
+        acc,
+        base,
+        point_block,
+        weight,
+        allowed,
+        stage_loop,
+        summary,
+        dead,
+        dmask,
+        flat,
+        sol,
+    );
+    if big {
+        // If no thread can be started, the tables are freed here.
+        let _ = std::thread::Builder::new().spawn(move || drop(tables));
+    }
 }
 
 /// For each wait point: (wait point, signal point, barrier id); and the hazards (producer,
