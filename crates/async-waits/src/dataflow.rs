@@ -72,10 +72,10 @@ struct Live {
 pub struct Entry {
     live: Option<Live>,
     /// Barriers that published the copy last on some path, with the count at each.
-    last: Vec<(Site, i32, Guard)>,
+    last: Lasts,
     /// Per barrier id: set at a split-barrier signal of that id, becomes `last` at the next
     /// wait of the same id (named barriers interleave: `signal 1; signal 2; wait 1; wait 2`).
-    armed: BTreeMap<i32, Vec<(Site, i32, Guard)>>,
+    armed: BTreeMap<i32, Lasts>,
     /// The copy (the youngest one when several merged).
     copy: StmtId,
     /// The copy completed (a wait) on a path where no barrier followed it yet: other waves
@@ -129,7 +129,59 @@ impl Entry {
     }
 }
 
-fn merge_last(a: &mut Vec<(Site, i32, Guard)>, b: &[(Site, i32, Guard)]) {
+/// Barriers with the count at each, sorted by site: almost always none or one, kept inline
+/// so that cloning a state (at every branch and loop iteration) allocates once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Lasts {
+    #[default]
+    Zero,
+    One((Site, i32, Guard)),
+    /// Two or more.
+    Many(Vec<(Site, i32, Guard)>),
+}
+
+impl std::ops::Deref for Lasts {
+    type Target = [(Site, i32, Guard)];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Lasts::Zero => &[],
+            Lasts::One(x) => std::slice::from_ref(x),
+            Lasts::Many(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Lasts {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Lasts::Zero => &mut [],
+            Lasts::One(x) => std::slice::from_mut(x),
+            Lasts::Many(v) => v,
+        }
+    }
+}
+
+impl Lasts {
+    fn clear(&mut self) {
+        *self = Lasts::Zero;
+    }
+    fn insert(&mut self, i: usize, x: (Site, i32, Guard)) {
+        *self = match std::mem::take(self) {
+            Lasts::Zero => Lasts::One(x),
+            Lasts::One(y) => Lasts::Many(if i == 0 { vec![x, y] } else { vec![y, x] }),
+            Lasts::Many(mut v) => {
+                v.insert(i, x);
+                Lasts::Many(v)
+            }
+        };
+    }
+    fn push(&mut self, x: (Site, i32, Guard)) {
+        let n = self.len();
+        self.insert(n, x);
+    }
+}
+
+fn merge_last(a: &mut Lasts, b: &[(Site, i32, Guard)]) {
     for &(s, c, g) in b {
         match a.binary_search_by_key(&s, |x| x.0) {
             Ok(i) => {
@@ -847,7 +899,7 @@ impl<'a> Analysis<'a> {
             if let (Some(carried), Conflict::CrossThread) = (e.unpub, w0) {
                 self.unpublished.insert((copy, s, carried, true));
             }
-            for &(site, c, g) in &e.last {
+            for &(site, c, g) in e.last.iter() {
                 let w = match g {
                     None => w0,
                     g => self.worst(s, info, p, kind, g),
@@ -898,7 +950,6 @@ impl<'a> Analysis<'a> {
                     e.last.push((site, l.count, l.guard));
                     l.free = false;
                     l.free_carried = false;
-                    l.free_carried = false;
                 }
             }
         } else if let Some(id) = barrier {
@@ -906,8 +957,8 @@ impl<'a> Analysis<'a> {
                 e.armed.insert(
                     id,
                     match &e.live {
-                        Some(l) => vec![(site, l.count, l.guard)],
-                        None => Vec::new(),
+                        Some(l) => Lasts::One((site, l.count, l.guard)),
+                        None => Lasts::Zero,
                     },
                 );
             }
@@ -954,7 +1005,7 @@ impl<'a> Analysis<'a> {
                     free_carried: false,
                     guard: None,
                 }),
-                last: Vec::new(),
+                last: Lasts::Zero,
                 armed: BTreeMap::new(),
                 copy: s,
                 unpub: None,
