@@ -272,7 +272,7 @@ impl<'k> Ctx<'k> {
         let threads = k.waves.unwrap_or(info.default_waves) as u64 * info.wave_size as u64;
         // The access collection is the larger half of this: on a second core when there is
         // one and the kernel is large, the layout tables are built meanwhile.
-        let two = k.stmts.len() >= PAR_MIN && lane_threads(k) > 1;
+        let two = lane_threads(k) > 1;
         let layout = || {
             let mut base = Vec::with_capacity(k.blocks.len());
             let mut point_block = Vec::new();
@@ -346,51 +346,97 @@ impl<'k> Ctx<'k> {
                 )
             }),
         };
-        c.prepare(k.body, true, &mut allowed, &mut stage_loop, &mut summary);
+        // The top-level statements' tables, in slices on the available threads.
+        allowed[k.body.index()] = true;
+        let top = &k.blocks[k.body].stmts;
+        let parts = if two && top.len() >= 2 * workers {
+            let per = top.len().div_ceil(workers);
+            let c = &c;
+            std::thread::scope(|sc| {
+                let hs: Vec<_> = top
+                    .chunks(per)
+                    .map(|ch| {
+                        sc.spawn(move || {
+                            let mut out = Prep::default();
+                            for &s in ch {
+                                c.prepare_stmt(s, true, &mut out);
+                            }
+                            out
+                        })
+                    })
+                    .collect();
+                hs.into_iter().map(|h| h.join().ok()).collect::<Vec<_>>()
+            })
+        } else {
+            Vec::new()
+        };
+        let parts: Vec<Prep> = if !parts.is_empty() && parts.iter().all(|p| p.is_some()) {
+            parts.into_iter().flatten().collect()
+        } else {
+            let mut out = Prep::default();
+            for &s in top {
+                c.prepare_stmt(s, true, &mut out);
+            }
+            vec![out]
+        };
+        for p in parts {
+            for b in p.allowed {
+                allowed[b as usize] = true;
+            }
+            for s in p.stage {
+                stage_loop[s as usize] = true;
+            }
+            for (s, v) in p.summary {
+                summary[s as usize] = v;
+            }
+        }
         c.allowed = allowed;
         c.stage_loop = stage_loop;
         c.summary = summary;
         c
     }
 
-    /// Fills `allowed`, `stage_loop` and `summary` for `b`; returns the block's accesses.
-    fn prepare(
-        &self,
-        b: BlockId,
-        ok: bool,
-        allowed: &mut [bool],
-        stage_loop: &mut [bool],
-        summary: &mut [Vec<u32>],
-    ) -> Vec<u32> {
-        allowed[b.index()] = ok;
+    /// Fills `out` for `b` (which may hold barriers when `ok`); returns the block's accesses.
+    fn prepare(&self, b: BlockId, ok: bool, out: &mut Prep) -> Vec<u32> {
+        if ok {
+            out.allowed.push(b.index() as u32);
+        }
         let mut all: Vec<u32> = Vec::new();
         for &s in &self.k.blocks[b].stmts {
-            let mut inner = Vec::new();
-            match &self.k.stmts[s].kind {
-                StmtKind::Op(_) => inner.extend(self.acc.by_stmt[s.index()].iter().copied()),
-                StmtKind::For(f) => {
-                    stage_loop[s.index()] = self.k.blocks[f.body]
-                        .stmts
-                        .iter()
-                        .any(|&x| matches!(self.k.stmts[x].kind, StmtKind::Stage(_)));
-                    inner = self.prepare(f.body, ok, allowed, stage_loop, summary);
-                    summary[s.index()] = inner.clone();
-                }
-                StmtKind::If(i) => {
-                    let ok2 = ok && i.uniformity == Uniformity::Uniform;
-                    inner = self.prepare(i.then_block, ok2, allowed, stage_loop, summary);
-                    if let Some(e) = i.else_block {
-                        inner.extend(self.prepare(e, ok2, allowed, stage_loop, summary));
-                    }
-                    self.dedup(&mut inner);
-                    summary[s.index()] = inner.clone();
-                }
-                _ => {}
-            }
-            all.extend(inner);
+            all.extend(self.prepare_stmt(s, ok, out));
         }
         self.dedup(&mut all);
         all
+    }
+
+    /// `prepare` for one statement: its accesses (a loop's or if's, deduplicated).
+    fn prepare_stmt(&self, s: StmtId, ok: bool, out: &mut Prep) -> Vec<u32> {
+        match &self.k.stmts[s].kind {
+            StmtKind::Op(_) => self.acc.by_stmt[s.index()].clone(),
+            StmtKind::For(f) => {
+                if self.k.blocks[f.body]
+                    .stmts
+                    .iter()
+                    .any(|&x| matches!(self.k.stmts[x].kind, StmtKind::Stage(_)))
+                {
+                    out.stage.push(s.index() as u32);
+                }
+                let inner = self.prepare(f.body, ok, out);
+                out.summary.push((s.index() as u32, inner.clone()));
+                inner
+            }
+            StmtKind::If(i) => {
+                let ok2 = ok && i.uniformity == Uniformity::Uniform;
+                let mut inner = self.prepare(i.then_block, ok2, out);
+                if let Some(e) = i.else_block {
+                    inner.extend(self.prepare(e, ok2, out));
+                }
+                self.dedup(&mut inner);
+                out.summary.push((s.index() as u32, inner.clone()));
+                inner
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// Keeps the first access of each descriptor.
@@ -433,6 +479,15 @@ impl<'k> Ctx<'k> {
     fn desc(&self, a: u32) -> u32 {
         self.acc.accesses[a as usize].desc
     }
+}
+
+/// What `Ctx::prepare` finds in part of the kernel: blocks where barriers may go, warp-
+/// pipelined loops, and the accesses inside each loop and if.
+#[derive(Default)]
+struct Prep {
+    allowed: Vec<u32>,
+    stage: Vec<u32>,
+    summary: Vec<(u32, Vec<u32>)>,
 }
 
 /// A recorded hazard of the coverage run: (tag, producer access, consumer access).
