@@ -134,7 +134,13 @@ fn generated(quick: bool) {
         drop(file);
         let rb = syncopt_barriers::run(&mut k0, t, &InsertOptions::default());
         assert!(!rb.has_errors());
-        let reps = if quick { 1 } else if ops >= 1_000_000 { 3 } else { 5 };
+        let reps = if quick {
+            1
+        } else if ops >= 1_000_000 {
+            3
+        } else {
+            5
+        };
         let mut times = Vec::new();
         let (mut inserted, mut warnings) = (0, 0);
         for _ in 0..reps {

@@ -364,9 +364,9 @@ pub struct Analysis<'a> {
     /// Loops enclosing each `if` with memory results (guards on it end at their back edges
     /// and exits).
     if_loops: HashMap<StmtId, Vec<StmtId>>,
-    /// The value and selector of each workgroup effect of an op, to resolve them again under
-    /// a guard.
-    raw: HashMap<StmtId, Vec<(syncopt_ir::ValueId, syncopt_ir::Selector)>>,
+    /// Per op (by index): the index in the op's effects of each of its workgroup effects, to
+    /// resolve them again under a guard.
+    raw: Vec<Vec<u16>>,
     /// Effect places resolved under a guard: (op, effect index, guard) -> place.
     guarded: HashMap<(StmtId, usize, Guard), u32>,
     /// Induction variables that appear in some `if` condition.
@@ -407,7 +407,7 @@ impl<'a> Analysis<'a> {
             quiet: Vec::new(),
             if_loops: HashMap::default(),
             guarded: HashMap::default(),
-            raw: HashMap::default(),
+            raw: Vec::new(),
             cond_ivs: BTreeSet::new(),
             env: BTreeMap::new(),
         };
@@ -432,6 +432,11 @@ impl<'a> Analysis<'a> {
             }
         });
         let mut infos: Vec<Option<OpInfo>> = vec![None; k.stmts.len()];
+        let mut raws: Vec<Vec<u16>> = vec![Vec::new(); k.stmts.len()];
+        // Per memory value: whether it is in workgroup memory (0: not known yet, 1: yes, 2:
+        // no), and the interned place of the whole value (most effects name one).
+        let mut wg: Vec<u8> = vec![0; k.values.len()];
+        let mut whole: Vec<u32> = vec![u32::MAX; k.values.len()];
         for (s, d) in k.stmts.iter() {
             let StmtKind::Op(op) = &d.kind else {
                 continue;
@@ -445,22 +450,33 @@ impl<'a> Analysis<'a> {
                 .filter(|c| target.counter_max(*c).is_some());
             let mut effects = Vec::new();
             let mut raw = Vec::new();
-            for e in &op.effects {
-                if !k.values[e.mem.value].kind.is_memory()
-                    || !crate::place::is_workgroup(k, e.mem.value)
-                {
+            for (ei, e) in op.effects.iter().enumerate() {
+                let v = e.mem.value;
+                if wg[v.index()] == 0 {
+                    let yes = k.values[v].kind.is_memory() && crate::place::is_workgroup(k, v);
+                    wg[v.index()] = if yes { 1 } else { 2 };
+                }
+                if wg[v.index()] != 1 || ei > u16::MAX as usize {
                     continue;
                 }
-                let p = mem.effect_place(k, e.mem.value, &e.mem.sel);
-                let id = a.intern(p);
+                let id = match (&e.mem.sel, whole[v.index()]) {
+                    (syncopt_ir::Selector::Whole, id) if id != u32::MAX => id,
+                    (sel, _) => {
+                        let p = mem.effect_place(k, v, sel);
+                        let id = a.intern(p);
+                        if matches!(sel, syncopt_ir::Selector::Whole) {
+                            whole[v.index()] = id;
+                        }
+                        id
+                    }
+                };
                 effects.push((e.kind, id));
-                raw.push((e.mem.value, e.mem.sel.clone()));
+                raw.push(ei as u16);
             }
             infos[s.index()] = Some(OpInfo { effects, counter });
-            if !raw.is_empty() {
-                a.raw.insert(s, raw);
-            }
+            raws[s.index()] = raw;
         }
+        a.raw = raws;
         a.ops = Rc::new(infos);
         let mut quiet = vec![false; k.stmts.len()];
         quiet_block(k, k.body, &a.ops, &mut quiet);
@@ -837,10 +853,17 @@ impl<'a> Analysis<'a> {
         if let Some(&p) = self.guarded.get(&(s, i, g)) {
             return p;
         }
-        let Some((v, sel)) = self.raw.get(&s).and_then(|r| r.get(i)).cloned() else {
+        let k = self.k;
+        let Some(&ei) = self.raw.get(s.index()).and_then(|r| r.get(i)) else {
             return base;
         };
-        let p = self.mem.effect_place_on(self.k, v, &sel, g);
+        let StmtKind::Op(op) = &k.stmts[s].kind else {
+            return base;
+        };
+        let Some(e) = op.effects.get(ei as usize) else {
+            return base;
+        };
+        let p = self.mem.effect_place_on(k, e.mem.value, &e.mem.sel, g);
         let id = self.intern(p);
         self.guarded.insert((s, i, g), id);
         id

@@ -15,7 +15,7 @@ mod dataflow;
 mod fxhash;
 mod place;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use syncopt_analysis::hazard::{Accesses, Mode};
 use syncopt_analysis::{Covered, Explain, InsertOptions, PassReport};
@@ -41,11 +41,15 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     if target.family() == Family::Nvidia {
         insert_commits(kernel, target);
     }
-    let mut mem = place::Memory::new(kernel);
-    mem.threads =
-        u64::from(target.waves(kernel).max(1)) * u64::from(target.info().wave_size.max(1));
+    // SYNCOPT_AW_DEBUG: phase times and analysis counts on stderr.
     let dbg = std::env::var_os("SYNCOPT_AW_DEBUG").is_some();
     let t0 = std::time::Instant::now();
+    let mut mem = place::Memory::new(kernel);
+    if dbg {
+        eprintln!("aw: memory {:?}", t0.elapsed());
+    }
+    mem.threads =
+        u64::from(target.waves(kernel).max(1)) * u64::from(target.info().wave_size.max(1));
     let mut an = Analysis::new(kernel, &mem, target);
     if dbg {
         eprintln!("aw: setup {:?}", t0.elapsed());
@@ -56,26 +60,23 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     // own, from the state the settled segments before it leave, which keeps the rounds below
     // local and the pass linear in the kernel's size.
     let order = walk_order(kernel);
-    let mut sound = Config::new();
-    let mut final_needs: BTreeMap<StmtId, Need> = BTreeMap::new();
-    let mut unpublished: BTreeSet<(StmtId, StmtId, bool, bool)> = BTreeSet::new();
-    let mut st = State::new();
-    for seg in segments(kernel) {
-        let (r0, v0) = (an.runs, an.visits);
-        let out = solve(&mut an, &seg, st, target, &order);
-        if std::env::var_os("SYNCOPT_AW_SEG").is_some() {
-            eprintln!(
-                "seg {} stmts {} runs {} visits",
-                seg.len(),
-                an.runs - r0,
-                an.visits - v0
-            );
-        }
-        sound.extend(out.sound);
-        final_needs.extend(out.needs);
-        unpublished.extend(out.unpublished);
-        st = out.end;
-    }
+    let threads = mem.threads;
+    // The warning check below needs the barrier pass's access descriptors; on a large kernel
+    // they are collected on a second thread while the segments are settled.
+    let k: &Kernel = kernel;
+    let two =
+        k.stmts.len() >= PAR_MIN && std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
+    let (settled, acc) = if two {
+        std::thread::scope(|sc| {
+            let h =
+                sc.spawn(|| Accesses::collect_with_threads(k, (threads > 0).then_some(threads)));
+            let r = settle(&mut an, k, target, &order);
+            (r, h.join().ok())
+        })
+    } else {
+        (settle(&mut an, k, target, &order), None)
+    };
+    let (sound, final_needs, unpublished) = settled;
     if dbg {
         eprintln!("aw: segments done {:?}", t0.elapsed());
         eprintln!(
@@ -93,7 +94,10 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     // pair is checked with the barrier pass's own access test (byte ranges, `tid` words,
     // handles and `if` results as sets of regions), so that a kernel the barrier pass saw
     // no hazard in gets no warning.
-    let unpublished = cross_thread(kernel, &unpublished, mem.threads, &order);
+    let unpublished = cross_thread(kernel, &unpublished, threads, &order, acc);
+    if dbg {
+        eprintln!("aw: warnings checked {:?}", t0.elapsed());
+    }
     for (copy, consumer) in &unpublished {
         let cl = kernel.stmts[*copy].loc;
         let xl = kernel.stmts[*consumer].loc;
@@ -116,7 +120,7 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     let mut items: Vec<(ProgramPoint, SyncOp)> = Vec::new();
     let mut why: Vec<Vec<Covered>> = Vec::new();
     for (site, sw) in &sound {
-        let Some(&pp) = points.get(site) else {
+        let Some(&Some(pp)) = points.get(site.index()) else {
             continue;
         };
         let covers: Vec<Covered> = final_needs
@@ -161,6 +165,31 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     report
 }
 
+/// Kernels from this many statements collect the warning check's descriptors in parallel.
+const PAR_MIN: usize = 100_000;
+
+type Settled = (
+    Config,
+    BTreeMap<StmtId, Need>,
+    BTreeSet<(StmtId, StmtId, bool, bool)>,
+);
+
+/// Settles every segment in order, each from the state the ones before it leave.
+fn settle(an: &mut Analysis, k: &Kernel, target: Target, order: &[usize]) -> Settled {
+    let mut sound = Config::new();
+    let mut final_needs: BTreeMap<StmtId, Need> = BTreeMap::new();
+    let mut unpublished: BTreeSet<(StmtId, StmtId, bool, bool)> = BTreeSet::new();
+    let mut st = State::new();
+    for seg in segments(k) {
+        let out = solve(an, &seg, st, target, order);
+        sound.extend(out.sound);
+        final_needs.extend(out.needs);
+        unpublished.extend(out.unpublished);
+        st = out.end;
+    }
+    (sound, final_needs, unpublished)
+}
+
 /// The settled waits of one segment, with the demands and unpublished pairs found under them
 /// and the state they leave at the segment's end.
 struct Solved {
@@ -171,13 +200,7 @@ struct Solved {
 }
 
 /// Settles the waits of the top-level statements `seg`, entered in state `st0`.
-fn solve(
-    an: &mut Analysis,
-    seg: &[StmtId],
-    st0: State,
-    target: Target,
-    order: &HashMap<StmtId, usize>,
-) -> Solved {
+fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &[usize]) -> Solved {
     // Round 0 trusts only the input's waits; its demands give a sound placement (more waits
     // only shrink what is in flight). Later rounds re-derive each wait with the others in
     // place; a placement that re-derives to itself covers every demand it creates.
@@ -225,7 +248,7 @@ fn solve(
                 .copied()
                 .filter(|s| !frozen.contains(s) && want.get(s) != sound.get(s))
                 .collect();
-            cands.sort_by_key(|s| order.get(s).copied().unwrap_or(usize::MAX));
+            cands.sort_by_key(|s| order.get(s.index()).copied().unwrap_or(usize::MAX));
             let Some(&site) = cands.first() else {
                 break;
             };
@@ -331,12 +354,14 @@ fn cross_thread(
     k: &Kernel,
     pairs: &BTreeSet<(StmtId, StmtId, bool, bool)>,
     threads: u64,
-    order: &HashMap<StmtId, usize>,
+    order: &[usize],
+    acc: Option<Accesses>,
 ) -> BTreeSet<(StmtId, StmtId)> {
     if pairs.is_empty() {
         return BTreeSet::new();
     }
-    let acc = Accesses::collect_with_threads(k, (threads > 0).then_some(threads));
+    let acc =
+        acc.unwrap_or_else(|| Accesses::collect_with_threads(k, (threads > 0).then_some(threads)));
     let ids = |s: StmtId| acc.by_stmt.get(s.index()).map_or(&[][..], |v| &v[..]);
     let conflict = |copy: StmtId, consumer: StmtId, carried: bool| {
         // 2: any iteration distance; 0: the copy of this very iteration.
@@ -349,7 +374,7 @@ fn cross_thread(
                     .any(|&b| acc.conflict(a.desc, dist, acc.accesses[b as usize].desc))
         })
     };
-    let at = |s: StmtId| order.get(&s).copied().unwrap_or(usize::MAX);
+    let at = |s: StmtId| order.get(s.index()).copied().unwrap_or(usize::MAX);
     let mut out: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
     let mut first_done: BTreeMap<StmtId, StmtId> = BTreeMap::new();
     for &(copy, consumer, carried, completed) in pairs {
@@ -501,20 +526,23 @@ fn unknown_counters(k: &Kernel, target: Target) -> Vec<Diagnostic> {
     out
 }
 
-fn walk_order(k: &Kernel) -> HashMap<StmtId, usize> {
-    let mut m = HashMap::new();
+/// Walk-order position of each statement (by index; unreachable ones last).
+fn walk_order(k: &Kernel) -> Vec<usize> {
+    let mut m = vec![usize::MAX; k.stmts.len()];
+    let mut n = 0;
     k.walk(&mut |s, _| {
-        let n = m.len();
-        m.insert(s, n);
+        m[s.index()] = n;
+        n += 1;
     });
     m
 }
 
-fn program_points(k: &Kernel) -> std::collections::HashMap<StmtId, ProgramPoint> {
-    let mut m = std::collections::HashMap::new();
+/// Where each statement sits (by index).
+fn program_points(k: &Kernel) -> Vec<Option<ProgramPoint>> {
+    let mut m = vec![None; k.stmts.len()];
     for (b, data) in k.blocks.iter() {
         for (i, &s) in data.stmts.iter().enumerate() {
-            m.insert(s, ProgramPoint { block: b, index: i });
+            m[s.index()] = Some(ProgramPoint { block: b, index: i });
         }
     }
     m
