@@ -1,6 +1,7 @@
 //! Kernels from syncopt-gen (the project's random generator, with async copies) through
 //! shared-barriers and this pass: crates/verify must accept every result, and reject it once
-//! any wait this pass inserted has its N raised by one. SYNCOPT_LONG=1 runs more seeds.
+//! any wait this pass inserted has its N raised by one. SYNCOPT_LONG=1 runs more seeds;
+//! SYNCOPT_AW_DUMP=1 prints every wait whose N + 1 still verifies, with its kernel.
 
 mod common;
 
@@ -114,6 +115,11 @@ fn generated_kernels_verify_and_waits_are_maximal() {
          verified; {others} rejected for races no wait could fix (shared-barriers' part)",
         not_max.len()
     );
+    if std::env::var_os("SYNCOPT_AW_DUMP").is_some() {
+        for m in &not_max {
+            eprintln!("{m}");
+        }
+    }
     assert!(
         not_max.len() * 80 <= raised,
         "{} of {raised} raised waits still verify; first:\n{}",
