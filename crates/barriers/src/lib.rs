@@ -1922,8 +1922,17 @@ fn split_signals(
         let b = BlockId::new(c.point_block[p] as usize);
         let i = p - c.point(b, 0);
         let stmts = &k.blocks[b].stmts;
-        let mut lo = 0usize;
-        for j in (0..i).rev() {
+        // Below every id's last wait of this block the signal cannot go anyway: the scan
+        // for the last statement holding a barrier stops there (it would otherwise walk back
+        // over every earlier chosen point of a long block).
+        let floor = ids
+            .iter()
+            .map(|&id| last_wait.get(&(b.index() as u32, id)).copied())
+            .try_fold(usize::MAX, |m, w| w.map(|w| m.min(w)))
+            .unwrap_or(0)
+            .min(i);
+        let mut lo = floor;
+        for j in (floor..i).rev() {
             if has_sync[stmts[j].index()] {
                 lo = j + 1;
                 break;
