@@ -55,6 +55,99 @@ fn join_guard(a: Guard, b: Guard) -> Guard {
     }
 }
 
+/// Across which loop iterations the barrier-free paths from a copy reach a point.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Carried {
+    /// None crosses a back edge or exit.
+    No,
+    /// Each crosses exactly one back edge, of this loop, and no exit.
+    One(StmtId),
+    /// Some cross more, or exits.
+    Many,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Reach {
+    /// Some path stays in the iteration of the issue.
+    pub same: bool,
+    pub carried: Carried,
+}
+
+impl Reach {
+    const NONE: Reach = Reach {
+        same: false,
+        carried: Carried::No,
+    };
+    const FRESH: Reach = Reach {
+        same: true,
+        carried: Carried::No,
+    };
+    fn join(self, o: Reach) -> Reach {
+        let carried = match (self.carried, o.carried) {
+            (Carried::No, c) | (c, Carried::No) => c,
+            (Carried::One(a), Carried::One(b)) if a == b => Carried::One(a),
+            _ => Carried::Many,
+        };
+        Reach {
+            same: self.same || o.same,
+            carried,
+        }
+    }
+    /// Across loop `lp`'s back edge (or its exit).
+    fn cross(self, lp: StmtId, exit: bool) -> Reach {
+        let carried = match (self.same, self.carried) {
+            (false, Carried::No) => Carried::No,
+            (true, Carried::No) if !exit => Carried::One(lp),
+            _ => Carried::Many,
+        };
+        Reach {
+            same: false,
+            carried,
+        }
+    }
+}
+
+/// A small sorted set of copies; past `SRCS_MAX` further ones are not recorded (a warning
+/// may then name fewer copies, never a wrong one).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Srcs {
+    #[default]
+    Zero,
+    One(StmtId),
+    Many(Vec<StmtId>),
+}
+
+const SRCS_MAX: usize = 16;
+
+impl Srcs {
+    fn iter(&self) -> std::slice::Iter<'_, StmtId> {
+        match self {
+            Srcs::Zero => [].iter(),
+            Srcs::One(x) => std::slice::from_ref(x).iter(),
+            Srcs::Many(v) => v.iter(),
+        }
+    }
+    fn union(&mut self, o: &Srcs) {
+        for &x in o.iter() {
+            match self {
+                Srcs::Zero => *self = Srcs::One(x),
+                Srcs::One(y) if *y == x => {}
+                Srcs::One(y) => {
+                    let y = *y;
+                    *self = Srcs::Many(if x < y { vec![x, y] } else { vec![y, x] });
+                }
+                Srcs::Many(v) => {
+                    if let Err(i) = v.binary_search(&x) {
+                        if v.len() < SRCS_MAX {
+                            v.insert(i, x);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Live {
     /// Fewest ops on the counter issued after the copy, over the paths where it is in flight;
@@ -62,9 +155,11 @@ struct Live {
     count: i32,
     /// Some path from the issue reaches here without passing a barrier.
     free: bool,
-    /// Some path from the issue reaches here without passing a barrier and across a loop's
-    /// back edge or exit: the copy may be from another iteration than the access it meets.
-    free_carried: bool,
+    /// How the paths from the issue that pass no barrier reach here (for the warning).
+    reach: Reach,
+    /// The copies merged into this entry that reach here on such paths (for the warning:
+    /// `Entry::copy` names only one of them).
+    srcs: Srcs,
     guard: Guard,
 }
 
@@ -81,7 +176,7 @@ pub struct Entry {
     /// The copy completed (a wait) on a path where no barrier followed it yet: other waves
     /// may still not see its data. Some(true): such a path crosses a loop's back edge or
     /// exit. Only for the "no barrier" warning; it places no wait.
-    unpub: Option<bool>,
+    unpub: Option<(Reach, Srcs)>,
 }
 
 impl Entry {
@@ -109,15 +204,23 @@ impl Entry {
         if pick_other {
             self.copy = o.copy;
         }
-        self.unpub = match (self.unpub, o.unpub) {
-            (Some(a), Some(b)) => Some(a || b),
-            (a, b) => a.or(b),
+        self.unpub = match (self.unpub.take(), &o.unpub) {
+            (Some((a, mut x)), Some((b, y))) => {
+                x.union(y);
+                Some((a.join(*b), x))
+            }
+            (a, b) => a.or_else(|| b.clone()),
         };
         self.live = match (self.live.take(), &o.live) {
             (Some(a), Some(b)) => Some(Live {
                 count: a.count.min(b.count),
                 free: a.free || b.free,
-                free_carried: a.free_carried || b.free_carried,
+                reach: a.reach.join(b.reach),
+                srcs: {
+                    let mut x = a.srcs;
+                    x.union(&b.srcs);
+                    x
+                },
                 guard: join_guard(a.guard, b.guard),
             }),
             (a, b) => a.or_else(|| b.clone()),
@@ -351,7 +454,7 @@ pub struct Analysis<'a> {
     /// (copy, consumer) pairs reached by another wave with no barrier in between, whether
     /// the copy may be from another iteration, and whether it had completed (a wait with no
     /// barrier after it) rather than being still in flight.
-    pub unpublished: BTreeSet<(StmtId, StmtId, bool, bool)>,
+    pub unpublished: BTreeSet<(StmtId, StmtId, Reach, bool)>,
     /// Body evaluations so far, to bound the exact unrolling of loops with a minimum count.
     pub evals: u64,
     pub max_state: usize,
@@ -727,10 +830,10 @@ impl<'a> Analysis<'a> {
             let mut e = e.clone();
             self.drop_guards(&mut e, lp);
             if let Some(l) = &mut e.live {
-                l.free_carried = l.free;
+                l.reach = l.reach.cross(lp, exit);
             }
-            if e.unpub.is_some() {
-                e.unpub = Some(true);
+            if let Some(u) = &mut e.unpub {
+                u.0 = u.0.cross(lp, exit);
             }
             let cache = if exit {
                 &self.exit_cache
@@ -919,8 +1022,10 @@ impl<'a> Analysis<'a> {
                 continue;
             }
             let (copy, live) = (e.copy, &e.live);
-            if let (Some(carried), Conflict::CrossThread) = (e.unpub, w0) {
-                self.unpublished.insert((copy, s, carried, true));
+            if let (Some((reach, srcs)), Conflict::CrossThread) = (&e.unpub, w0) {
+                for &c in srcs.iter() {
+                    self.unpublished.insert((c, s, *reach, true));
+                }
             }
             for &(site, c, g) in e.last.iter() {
                 let w = match g {
@@ -940,7 +1045,9 @@ impl<'a> Analysis<'a> {
                     self.need(s, counter, l.count, copy, s);
                 }
                 if worst == Conflict::CrossThread && l.free {
-                    self.unpublished.insert((copy, s, l.free_carried, false));
+                    for &c in l.srcs.iter() {
+                        self.unpublished.insert((c, s, l.reach, false));
+                    }
                 }
             }
         }
@@ -972,7 +1079,9 @@ impl<'a> Analysis<'a> {
                 if let Some(l) = &mut e.live {
                     e.last.push((site, l.count, l.guard));
                     l.free = false;
-                    l.free_carried = false;
+                    l.reach = Reach::NONE;
+                    l.srcs = Srcs::Zero;
+                    l.srcs = Srcs::Zero;
                 }
             }
         } else if let Some(id) = barrier {
@@ -1025,7 +1134,8 @@ impl<'a> Analysis<'a> {
                 live: Some(Live {
                     count: fresh,
                     free: true,
-                    free_carried: false,
+                    reach: Reach::FRESH,
+                    srcs: Srcs::One(s),
                     guard: None,
                 }),
                 last: Lasts::Zero,
@@ -1052,7 +1162,13 @@ fn wait(st: &mut State, counter: Counter, n: i32) {
         {
             if let Some(l) = e.live.take() {
                 if l.free {
-                    e.unpub = Some(e.unpub.unwrap_or(false) || l.free_carried);
+                    e.unpub = Some(match e.unpub.take() {
+                        None => (l.reach, l.srcs),
+                        Some((r, mut x)) => {
+                            x.union(&l.srcs);
+                            (r.join(l.reach), x)
+                        }
+                    });
                 }
             }
         }
@@ -1083,7 +1199,8 @@ fn arrive_wait(st: &mut State, id: i32) {
             e.unpub = None;
             if let Some(l) = &mut e.live {
                 l.free = false;
-                l.free_carried = false;
+                l.reach = Reach::NONE;
+                l.srcs = Srcs::Zero;
             }
         }
     }

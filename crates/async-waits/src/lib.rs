@@ -24,7 +24,7 @@ use syncopt_ir::{
 };
 use syncopt_targets::{Family, Target};
 
-use dataflow::{Analysis, Config, Need, SiteWait, State};
+use dataflow::{Analysis, Carried, Config, Need, Reach, SiteWait, State};
 
 /// Rounds of "place waits, re-analyse" before settling for the first (always sound) placement.
 const MAX_ROUNDS: usize = 8;
@@ -171,14 +171,14 @@ const PAR_MIN: usize = 100_000;
 type Settled = (
     Config,
     BTreeMap<StmtId, Need>,
-    BTreeSet<(StmtId, StmtId, bool, bool)>,
+    BTreeSet<(StmtId, StmtId, Reach, bool)>,
 );
 
 /// Settles every segment in order, each from the state the ones before it leave.
 fn settle(an: &mut Analysis, k: &Kernel, target: Target, order: &[usize]) -> Settled {
     let mut sound = Config::new();
     let mut final_needs: BTreeMap<StmtId, Need> = BTreeMap::new();
-    let mut unpublished: BTreeSet<(StmtId, StmtId, bool, bool)> = BTreeSet::new();
+    let mut unpublished: BTreeSet<(StmtId, StmtId, Reach, bool)> = BTreeSet::new();
     let mut st = State::new();
     for seg in segments(k) {
         let out = solve(an, &seg, st, target, order);
@@ -195,7 +195,7 @@ fn settle(an: &mut Analysis, k: &Kernel, target: Target, order: &[usize]) -> Set
 struct Solved {
     sound: Config,
     needs: BTreeMap<StmtId, Need>,
-    unpublished: BTreeSet<(StmtId, StmtId, bool, bool)>,
+    unpublished: BTreeSet<(StmtId, StmtId, Reach, bool)>,
     end: State,
 }
 
@@ -352,7 +352,7 @@ fn segments(k: &Kernel) -> Vec<Vec<StmtId>> {
 /// at its first such consumer, and only when no in-flight use of it is reported already.
 fn cross_thread(
     k: &Kernel,
-    pairs: &BTreeSet<(StmtId, StmtId, bool, bool)>,
+    pairs: &BTreeSet<(StmtId, StmtId, Reach, bool)>,
     threads: u64,
     order: &[usize],
     acc: Option<Accesses>,
@@ -363,22 +363,37 @@ fn cross_thread(
     let acc =
         acc.unwrap_or_else(|| Accesses::collect_with_threads(k, (threads > 0).then_some(threads)));
     let ids = |s: StmtId| acc.by_stmt.get(s.index()).map_or(&[][..], |v| &v[..]);
-    let conflict = |copy: StmtId, consumer: StmtId, carried: bool| {
-        // 2: any iteration distance; 0: the copy of this very iteration.
-        let dist = if carried { 2 } else { 0 };
+    let conflict = |copy: StmtId, consumer: StmtId, reach: Reach| {
         ids(copy).iter().any(|&a| {
             let a = &acc.accesses[a as usize];
-            a.mode != Mode::Read
-                && ids(consumer)
+            if a.mode == Mode::Read {
+                return false;
+            }
+            // The iteration distances to test (see `Accesses::conflict`): 0, the copy of
+            // this very iteration; 1, of the previous iteration of its only loop; 2, any.
+            let ivs = &acc.descs[a.desc as usize].ivs;
+            let carried = match reach.carried {
+                Carried::No => None,
+                Carried::Many => Some(2),
+                Carried::One(lp) => Some(match &k.stmts[lp].kind {
+                    StmtKind::For(f) if !ivs.contains(&f.iv) => 0,
+                    StmtKind::For(f) if ivs.as_slice() == [f.iv] => 1,
+                    _ => 2,
+                }),
+            };
+            let dists = reach.same.then_some(0).into_iter().chain(carried);
+            dists.into_iter().any(|d| {
+                ids(consumer)
                     .iter()
-                    .any(|&b| acc.conflict(a.desc, dist, acc.accesses[b as usize].desc))
+                    .any(|&b| acc.conflict(a.desc, d, acc.accesses[b as usize].desc))
+            })
         })
     };
     let at = |s: StmtId| order.get(s.index()).copied().unwrap_or(usize::MAX);
     let mut out: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
     let mut first_done: BTreeMap<StmtId, StmtId> = BTreeMap::new();
-    for &(copy, consumer, carried, completed) in pairs {
-        if !conflict(copy, consumer, carried) {
+    for &(copy, consumer, reach, completed) in pairs {
+        if !conflict(copy, consumer, reach) {
             continue;
         }
         if !completed {
