@@ -587,10 +587,9 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Adds a statement to the block being parsed (`block`'s statements wait on the stack
+    /// Adds a statement to the innermost open block (its statements wait on `stmt_stack`
     /// until it closes).
-    fn push(&mut self, block: BlockId, kind: StmtKind, loc: Loc, comments: Vec<String>) -> StmtId {
-        let _ = block;
+    fn push(&mut self, kind: StmtKind, loc: Loc, comments: Vec<String>) -> StmtId {
         let s = self.k().stmts.push(StmtData {
             kind,
             loc: Some(loc),
@@ -610,8 +609,7 @@ impl<'a> Parser<'a> {
             comments: Vec::new(),
         })
     }
-    fn place(&mut self, block: BlockId, stmt: StmtId, kind: StmtKind, comments: Vec<String>) {
-        let _ = block;
+    fn place(&mut self, stmt: StmtId, kind: StmtKind, comments: Vec<String>) {
         let k = self.k();
         k.stmts[stmt].kind = kind;
         k.stmts[stmt].comments = comments;
@@ -653,13 +651,13 @@ impl<'a> Parser<'a> {
             }
             if self.is_word("view") {
                 let n = single("a view")?;
-                return self.view(block, n, loc, comments);
+                return self.view(n, loc, comments);
             }
             if self.is_word("for") {
-                return self.for_stmt(block, names, loc, comments);
+                return self.for_stmt(names, loc, comments);
             }
             if self.is_word("if") {
-                return self.if_stmt(block, names, loc, comments);
+                return self.if_stmt(names, loc, comments);
             }
             return self.err("'buffer', 'view', 'for' or 'if' after '='");
         }
@@ -678,10 +676,10 @@ impl<'a> Parser<'a> {
         match w {
             "op" => {
                 let op = self.op()?;
-                self.push(block, StmtKind::Op(op), loc, comments);
+                self.push(StmtKind::Op(op), loc, comments);
             }
-            "for" => self.for_stmt(block, Vec::new(), loc, comments)?,
-            "if" => self.if_stmt(block, Vec::new(), loc, comments)?,
+            "for" => self.for_stmt(Vec::new(), loc, comments)?,
+            "if" => self.if_stmt(Vec::new(), loc, comments)?,
             "stage" => {
                 self.bump();
                 let mut st = StageData::default();
@@ -694,15 +692,15 @@ impl<'a> Parser<'a> {
                         break;
                     }
                 }
-                self.push(block, StmtKind::Stage(st), loc, comments);
+                self.push(StmtKind::Stage(st), loc, comments);
             }
             "stage.end" => {
                 self.bump();
-                self.push(block, StmtKind::StageEnd, loc, comments);
+                self.push(StmtKind::StageEnd, loc, comments);
             }
             _ => {
                 let s = self.sync_op()?;
-                self.push(block, StmtKind::Sync(s), loc, comments);
+                self.push(StmtKind::Sync(s), loc, comments);
             }
         }
         Ok(())
@@ -767,7 +765,6 @@ impl<'a> Parser<'a> {
 
     fn view(
         &mut self,
-        block: BlockId,
         (name, nloc): (&'a str, Loc),
         loc: Loc,
         comments: Vec<String>,
@@ -812,7 +809,7 @@ impl<'a> Parser<'a> {
             base,
             kind,
         });
-        self.push(block, StmtKind::View(id), loc, comments);
+        self.push(StmtKind::View(id), loc, comments);
         Ok(())
     }
 
@@ -942,7 +939,6 @@ impl<'a> Parser<'a> {
 
     fn for_stmt(
         &mut self,
-        block: BlockId,
         results: Vec<(&'a str, Loc)>,
         loc: Loc,
         comments: Vec<String>,
@@ -1041,13 +1037,12 @@ impl<'a> Parser<'a> {
             results: res,
             body,
         };
-        self.place(block, stmt, StmtKind::For(data), comments);
+        self.place(stmt, StmtKind::For(data), comments);
         Ok(())
     }
 
     fn if_stmt(
         &mut self,
-        block: BlockId,
         results: Vec<(&'a str, Loc)>,
         loc: Loc,
         comments: Vec<String>,
@@ -1097,7 +1092,7 @@ impl<'a> Parser<'a> {
             else_block,
             results: res,
         };
-        self.place(block, stmt, StmtKind::If(data), comments);
+        self.place(stmt, StmtKind::If(data), comments);
         Ok(())
     }
 
