@@ -1243,11 +1243,12 @@ fn solve(c: &Ctx) -> Solution {
     }
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!(
-            "steps {} max_state {} stmts {} lanes {} place {:?}",
+            "steps {} max_state {} stmts {} lanes {} (used {}) place {:?}",
             runs.steps,
             runs.max_state,
             c.k.stmts.len(),
             runs.lanes,
+            runs.used,
             t0.elapsed()
         );
     }
@@ -1319,6 +1320,8 @@ struct Runs {
     steps: u64,
     max_state: usize,
     lanes: usize,
+    /// Lanes whose result was taken from where they met an earlier lane.
+    used: usize,
 }
 
 /// How many lanes for the kernel body: the simulation from a later top-level statement
@@ -1379,6 +1382,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
             steps: sim.steps,
             max_state: sim.max_state,
             lanes: 1,
+            used: 1,
         };
     }
     // Lane starts split the statements (nested ones included) evenly.
@@ -1456,12 +1460,14 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
             steps: sim.steps,
             max_state: sim.max_state,
             lanes: 1,
+            used: 1,
         };
     }
     // Follow the chain of meetings from the first lane.
     let mut log = Vec::new();
     let mut hits = Vec::new();
     let (mut cur, mut from_log, mut from_hits) = (0usize, 0usize, 0usize);
+    let mut used = 1;
     loop {
         let o = &outs[cur];
         log.extend_from_slice(&o.log[from_log.min(o.log.len())..]);
@@ -1473,6 +1479,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
             .map(|r| r.iter().find(|x| x.at == at).map(|x| (x.log, x.hits)));
         match recs {
             Ok(Some((l, h))) => {
+                used += 1;
                 cur = w;
                 from_log = l;
                 from_hits = h;
@@ -1486,6 +1493,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
         steps: outs.iter().map(|o| o.steps).sum(),
         max_state: outs.iter().map(|o| o.max_state).max().unwrap_or(0),
         lanes: lanes.len(),
+        used,
     }
 }
 
@@ -2007,6 +2015,14 @@ pub mod testing {
         }
         walk(&c, k.body, &mut out);
         out
+    }
+
+    /// Placement lanes for `k` (`SYNCOPT_BAR_THREADS` or the cores), and how many of them
+    /// contributed their part of the result (met the lane before them).
+    pub fn lanes(k: &Kernel, t: Target) -> (usize, usize) {
+        let c = Ctx::new(k, t);
+        let r = run_lanes(&c, false, &vec![false; c.point_block.len()]);
+        (r.lanes, r.used)
     }
 
     /// Hazards (producer loc, consumer loc) that no sync op of `k` orders, by the pass's own

@@ -73,6 +73,12 @@ fn lanes_give_the_one_lane_result() {
         (5, Target::Sm90),
     ] {
         let k = kernel(1500, seed, t);
+        // The lanes do meet: later lanes' work is used, not redone by the first.
+        std::env::set_var("SYNCOPT_BAR_THREADS", "3");
+        let (lanes, used) = syncopt_barriers::testing::lanes(&k, t);
+        std::env::remove_var("SYNCOPT_BAR_THREADS");
+        assert_eq!(lanes, 3, "{t:?} seed {seed}");
+        assert!(used >= 2, "{t:?} seed {seed}: lanes never met");
         let one = insert(&k, t, false, "1");
         for lanes in ["2", "3", "7"] {
             assert_eq!(
