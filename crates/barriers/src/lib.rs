@@ -26,6 +26,14 @@
 //! hazards whose consumers come after a barrier's first consumer and whose producers hold its
 //! signal back get a barrier of their own, on another id where the phases overlap.
 //!
+//! Large kernels (20,000 statements and more) use the available cores: the accesses are
+//! collected in fixed chunks, and the body is simulated in lanes, each from a later top-level
+//! statement with nothing pending. A lane records its first top-level states; once the lane
+//! before it reaches one of those boundaries in exactly the recorded state (same keys, same
+//! accesses, same order of stamps), the rest is the later lane's own result. The output is
+//! the same bytes for any number of lanes (`SYNCOPT_BAR_THREADS=N` forces N; 1 turns it
+//! off). Kernels with split barriers of their own or flat warp pipelines use one lane.
+//!
 //! `SYNCOPT_BAR_DEBUG=1` prints the time of each phase and the number of simulated steps.
 
 use std::collections::{BTreeMap, BTreeSet};
