@@ -265,11 +265,6 @@ impl<'a> Lexer<'a> {
         self.src.len() - self.i
     }
 
-    /// The source not lexed yet.
-    pub fn rest(&self) -> &'a str {
-        &self.src[self.i..]
-    }
-
     /// The next token; `Eof` (repeated) at the end.
     #[inline]
     pub fn next_token(&mut self) -> Result<Token<'a>, Diagnostic> {
