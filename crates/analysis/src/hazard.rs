@@ -164,15 +164,21 @@ impl Accesses {
             let next = std::sync::atomic::AtomicUsize::new(0);
             let done: std::sync::Mutex<Vec<(usize, Part)>> = std::sync::Mutex::new(Vec::new());
             std::thread::scope(|sc| {
-                for _ in 0..workers.min(chunks.len()) {
-                    sc.spawn(|| loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(c) = chunks.get(i) else { break };
-                        let part = describe(k, threads, c);
-                        if let Ok(mut d) = done.lock() {
-                            d.push((i, part));
-                        }
-                    });
+                let work = || loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(c) = chunks.get(i) else { break };
+                    let part = describe(k, threads, c);
+                    if let Ok(mut d) = done.lock() {
+                        d.push((i, part));
+                    }
+                };
+                // Threads that cannot be started are done without; a chunk lost to a failed
+                // one sends everything through one pass below.
+                let hs: Vec<_> = (0..workers.min(chunks.len()))
+                    .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
+                    .collect();
+                for h in hs {
+                    let _ = h.join();
                 }
             });
             let mut done = done.into_inner().unwrap_or_default();

@@ -313,9 +313,10 @@ impl<'k> Ctx<'k> {
         let workers = lane_threads(k);
         let (acc, (base, point_block, weight, flat, dead)) = if two {
             std::thread::scope(|sc| {
-                let h = sc.spawn(layout);
+                // No thread to be had: the tables are built here afterwards.
+                let h = std::thread::Builder::new().spawn_scoped(sc, layout).ok();
                 let acc = Accesses::collect_parallel(k, Some(threads), workers);
-                let l = h.join().unwrap_or_else(|_| layout());
+                let l = h.and_then(|h| h.join().ok()).unwrap_or_else(layout);
                 (acc, l)
             })
         } else {
@@ -364,16 +365,20 @@ impl<'k> Ctx<'k> {
                 let hs: Vec<_> = top
                     .chunks(per)
                     .map(|ch| {
-                        sc.spawn(move || {
-                            let mut out = Prep::default();
-                            for &s in ch {
-                                c.prepare_stmt(s, true, &mut out);
-                            }
-                            out
-                        })
+                        std::thread::Builder::new()
+                            .spawn_scoped(sc, move || {
+                                let mut out = Prep::default();
+                                for &s in ch {
+                                    c.prepare_stmt(s, true, &mut out);
+                                }
+                                out
+                            })
+                            .ok()
                     })
                     .collect();
-                hs.into_iter().map(|h| h.join().ok()).collect::<Vec<_>>()
+                hs.into_iter()
+                    .map(|h| h.and_then(|h| h.join().ok()))
+                    .collect::<Vec<_>>()
             })
         } else {
             Vec::new()
@@ -1427,27 +1432,36 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
         })
         .collect();
     let outs: Vec<LaneOut> = std::thread::scope(|scope| {
+        let all = &lanes;
         let handles: Vec<_> = (0..lanes.len())
             .map(|me| {
-                let lanes = &lanes;
-                scope.spawn(move || {
-                    let mut sim = Sim::new(c, check, placed.to_vec());
-                    sim.budget = budget;
-                    let met = sim.run_lane(lanes, me);
-                    LaneOut {
-                        log: sim.log,
-                        hits: sim.hits,
-                        met,
-                        steps: sim.steps,
-                        max_state: sim.max_state,
-                    }
-                })
+                let h = std::thread::Builder::new()
+                    .spawn_scoped(scope, move || {
+                        let mut sim = Sim::new(c, check, placed.to_vec());
+                        sim.budget = budget;
+                        let met = sim.run_lane(all, me);
+                        LaneOut {
+                            log: sim.log,
+                            hits: sim.hits,
+                            met,
+                            steps: sim.steps,
+                            max_state: sim.max_state,
+                        }
+                    })
+                    .ok();
+                if h.is_none() {
+                    // The lane before must not wait for this one.
+                    all[me]
+                        .progress
+                        .store(usize::MAX, std::sync::atomic::Ordering::Release);
+                }
+                h
             })
             .collect();
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or(LaneOut {
+                h.and_then(|h| h.join().ok()).unwrap_or(LaneOut {
                     log: Vec::new(),
                     hits: Vec::new(),
                     met: Some((usize::MAX, usize::MAX)),
@@ -1458,7 +1472,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
             .collect()
     });
     if outs.iter().any(|o| o.met == Some((usize::MAX, usize::MAX))) {
-        // A lane failed (it cannot, but a panic must not lose the result): one lane.
+        // A lane failed or never started (no thread to be had): one lane.
         let mut sim = Sim::new(c, check, placed.to_vec());
         sim.budget = budget;
         sim.run_block(k.body, State::default());
