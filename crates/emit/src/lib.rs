@@ -637,8 +637,14 @@ impl<'k> Emitter<'k> {
         for (p, d) in params {
             let _ = writeln!(o, "  long long {} = {d}LL;", vname(*p));
         }
-        o.push_str("  int reps = 0, blocks = 1, sk_skip = -1, sk_stagger = 0;\n  for (int i = 1; i < argc; ++i) {\n    if (!strcmp(argv[i], \"--reps\") && i + 1 < argc) { reps = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--skip\") && i + 1 < argc) { sk_skip = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--stagger\") && i + 1 < argc) { sk_stagger = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--blocks\") && i + 1 < argc) { blocks = atoi(argv[++i]); continue; }\n");
-        o.push_str("  (void)sk_stagger;\n");
+        o.push_str("  int reps = 0, blocks = 1, sk_skip = -1;\n");
+        if self.guard {
+            o.push_str("  int sk_stagger = 0;\n");
+        }
+        o.push_str("  for (int i = 1; i < argc; ++i) {\n    if (!strcmp(argv[i], \"--reps\") && i + 1 < argc) { reps = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--skip\") && i + 1 < argc) { sk_skip = atoi(argv[++i]); continue; }\n    if (!strcmp(argv[i], \"--blocks\") && i + 1 < argc) { blocks = atoi(argv[++i]); continue; }\n");
+        if self.guard {
+            o.push_str("    if (!strcmp(argv[i], \"--stagger\") && i + 1 < argc) { sk_stagger = atoi(argv[++i]); continue; }\n");
+        }
         for (p, _) in params {
             let name = k.value_name(*p);
             let _ = writeln!(
@@ -705,7 +711,7 @@ __device__ __forceinline__ long long sk_mod(long long a, long long m) {
 // SK_STAGGER_CYCLES before each op, so warps drift apart between barriers (a left-out
 // barrier then lets a fast warp's later accesses overtake a slow warp's earlier ones).
 #ifndef SK_STAGGER_CYCLES
-#define SK_STAGGER_CYCLES 20000LL
+#define SK_STAGGER_CYCLES 200000LL
 #endif
 __device__ __forceinline__ void sk_delay(int mode) {
   if (mode != 1 && mode != 2) return;

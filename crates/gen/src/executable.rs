@@ -5,10 +5,12 @@
 //! two such slots, one global buffer for cp.async sources. Stores write word `tid + c` or
 //! `c - tid` (every thread its own word); loads read words shifted by multiples of the warp
 //! size (`tid + 32 m`), so a load reads what other warps stored: every hazard the analysis sees
-//! is one the hardware can show. Loops have constant trip counts (a few use a parameter with
-//! a stated maximum); `if`s sit in loops, uniform on a loop variable's parity (rarely on a
-//! parameter, whose other branch then never runs); async
-//! copies move global words into shared memory. No sync op is generated: `insert` adds them.
+//! is one the hardware can show. Loops have constant trip counts or run to the parameter `%n`
+//! (`max 4`); `if`s sit in loops, uniform on a loop variable's parity or on the parameter
+//! `%p`: scripts/gpu-check runs each kernel with several values of `%n` and `%p` so that
+//! every path executes. Atomics only touch `%E`, which nothing else touches: racecheck reports
+//! no hazard between an atomic and a plain access (docs/GPU-VALIDATION.md). Async copies move
+//! global words into shared memory. No sync op is generated: `insert` adds them.
 
 use std::fmt::Write;
 
