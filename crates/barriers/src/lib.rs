@@ -1714,13 +1714,17 @@ fn run_once_ids(
             for &(a, b) in list {
                 let pa = &c.acc.accesses[a as usize];
                 let pb = &c.acc.accesses[b as usize];
-                let x = Covered {
-                    kind: kind_of(pa.mode, pb.mode).to_string(),
-                    from: pa.loc,
-                    to: pb.loc,
-                };
-                if !cov.contains(&x) {
-                    cov.push(x);
+                let kind = kind_of(pa.mode, pb.mode);
+                // Compared before the kind is copied into a String.
+                if !cov
+                    .iter()
+                    .any(|x| x.kind == kind && x.from == pa.loc && x.to == pb.loc)
+                {
+                    cov.push(Covered {
+                        kind: kind.to_string(),
+                        from: pa.loc,
+                        to: pb.loc,
+                    });
                 }
             }
             covers.insert(*tag, cov);
