@@ -1686,7 +1686,6 @@ fn run_once_ids(
     let chosen: Vec<usize> = (0..sol.placed.len()).filter(|&p| sol.placed[p]).collect();
     // (point, order at the point, op, tag)
     let mut items: Vec<(ProgramPoint, u8, SyncOp, u32)> = Vec::new();
-    let mut covers: BTreeMap<u32, Vec<Covered>> = BTreeMap::new();
     if !split {
         for &p in &chosen {
             items.push((
@@ -1727,7 +1726,8 @@ fn run_once_ids(
                     });
                 }
             }
-            covers.insert(*tag, cov);
+            // In tag order (the map's): `covers_v` stays sorted for the lookups below.
+            covers_v.push((*tag, cov));
         }
         for (p, sig, id) in pairs {
             let (wp, sp) = (point_pp(p), point_pp(sig));
@@ -1755,9 +1755,6 @@ fn run_once_ids(
         if let Ok(i) = uses.binary_search_by_key(&tag, |x| x.0) {
             uses[i].1 += 1;
         }
-    }
-    if split {
-        covers_v = std::mem::take(&mut covers).into_iter().collect();
     }
     report.explain.reserve(created.len());
     for (s, tag) in created.into_iter().zip(tags) {
