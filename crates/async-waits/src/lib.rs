@@ -207,8 +207,8 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
     let mut end = an.run_seq(Config::new(), seg, st0.clone());
     let mut config = derive(&an.needs, target);
     let mut sound = config.clone();
-    let mut final_needs = an.needs.clone();
-    let mut unpublished = an.unpublished.clone();
+    let mut final_needs = std::mem::take(&mut an.needs);
+    let mut unpublished = std::mem::take(&mut an.unpublished);
     if config.is_empty() {
         // Nothing to wait for: round 0 is its own fixpoint.
         return Solved {
@@ -224,8 +224,8 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
         let next = derive(&an.needs, target);
         if covers(&config, &an.needs, target) {
             sound = config.clone();
-            final_needs = an.needs.clone();
-            unpublished = an.unpublished.clone();
+            final_needs = std::mem::take(&mut an.needs);
+            unpublished = std::mem::take(&mut an.unpublished);
             end = e;
         }
         if next == config {
@@ -264,8 +264,8 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
             let e = an.run_seq(cand.clone(), seg, st0.clone());
             if covers(&cand, &an.needs, target) {
                 sound = cand;
-                final_needs = an.needs.clone();
-                unpublished = an.unpublished.clone();
+                final_needs = std::mem::take(&mut an.needs);
+                unpublished = std::mem::take(&mut an.unpublished);
                 end = e;
                 continue;
             }
@@ -289,8 +289,8 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
                 let e = an.run_seq(cand.clone(), seg, st0.clone());
                 if covers(&cand, &an.needs, target) {
                     sound = cand;
-                    final_needs = an.needs.clone();
-                    unpublished = an.unpublished.clone();
+                    final_needs = std::mem::take(&mut an.needs);
+                    unpublished = std::mem::take(&mut an.unpublished);
                     end = e;
                     continue;
                 }
