@@ -110,11 +110,12 @@ impl Reach {
 /// A small sorted set of copies; past `SRCS_MAX` further ones are not recorded (a warning
 /// may then name fewer copies, never a wrong one).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[allow(clippy::box_collection)] // one pointer keeps states small to copy
 pub enum Srcs {
     #[default]
     Zero,
     One(StmtId),
-    Many(Vec<StmtId>),
+    Many(Box<Vec<StmtId>>),
 }
 
 const SRCS_MAX: usize = 16;
@@ -134,7 +135,7 @@ impl Srcs {
                 Srcs::One(y) if *y == x => {}
                 Srcs::One(y) => {
                     let y = *y;
-                    *self = Srcs::Many(if x < y { vec![x, y] } else { vec![y, x] });
+                    *self = Srcs::Many(Box::new(if x < y { vec![x, y] } else { vec![y, x] }));
                 }
                 Srcs::Many(v) => {
                     if let Err(i) = v.binary_search(&x) {
@@ -176,7 +177,7 @@ pub struct Entry {
     /// The copy completed (a wait) on a path where no barrier followed it yet: other waves
     /// may still not see its data. Some(true): such a path crosses a loop's back edge or
     /// exit. Only for the "no barrier" warning; it places no wait.
-    unpub: Option<(Reach, Srcs)>,
+    unpub: Option<Box<(Reach, Srcs)>>,
 }
 
 impl Entry {
@@ -205,9 +206,10 @@ impl Entry {
             self.copy = o.copy;
         }
         self.unpub = match (self.unpub.take(), &o.unpub) {
-            (Some((a, mut x)), Some((b, y))) => {
-                x.union(y);
-                Some((a.join(*b), x))
+            (Some(mut u), Some(v)) => {
+                u.1.union(&v.1);
+                u.0 = u.0.join(v.0);
+                Some(u)
             }
             (a, b) => a.or_else(|| b.clone()),
         };
@@ -1022,9 +1024,9 @@ impl<'a> Analysis<'a> {
                 continue;
             }
             let (copy, live) = (e.copy, &e.live);
-            if let (Some((reach, srcs)), Conflict::CrossThread) = (&e.unpub, w0) {
-                for &c in srcs.iter() {
-                    self.unpublished.insert((c, s, *reach, true));
+            if let (Some(u), Conflict::CrossThread) = (&e.unpub, w0) {
+                for &c in u.1.iter() {
+                    self.unpublished.insert((c, s, u.0, true));
                 }
             }
             for &(site, c, g) in e.last.iter() {
@@ -1163,10 +1165,11 @@ fn wait(st: &mut State, counter: Counter, n: i32) {
             if let Some(l) = e.live.take() {
                 if l.free {
                     e.unpub = Some(match e.unpub.take() {
-                        None => (l.reach, l.srcs),
-                        Some((r, mut x)) => {
-                            x.union(&l.srcs);
-                            (r.join(l.reach), x)
+                        None => Box::new((l.reach, l.srcs)),
+                        Some(mut u) => {
+                            u.1.union(&l.srcs);
+                            u.0 = u.0.join(l.reach);
+                            u
                         }
                     });
                 }
