@@ -1043,10 +1043,17 @@ impl<'k> Checker<'k> {
         if st.len() > self.ctx_max {
             // No single group helps (handles that vary together, like a loop's results and a
             // later loop started from them, or groups that would be confused): merge groups
-            // cumulatively, the oldest first and the iter args of the loops being run last
-            // (their handles are the ones the next statements use).
-            let mut groups = self.handle_groups(&st);
-            groups.sort_by_key(|g| self.group_rank(g[0]));
+            // cumulatively: those that would not be confused first, then the others; results
+            // before iter args (those of the loops being run are what the next statements
+            // use); older statements first.
+            let all: Vec<&Ctx> = st.keys().collect();
+            let mut groups: Vec<(bool, (bool, usize), Vec<ValueId>)> = self
+                .handle_groups(&st)
+                .into_iter()
+                .map(|g| (Self::confuses(&all, &g), self.group_rank(g[0]), g))
+                .collect();
+            groups.sort();
+            let groups: Vec<Vec<ValueId>> = groups.into_iter().map(|g| g.2).collect();
             let mut gone: Vec<ValueId> = Vec::new();
             for g in groups {
                 if st.len() <= self.ctx_max {
@@ -1115,7 +1122,15 @@ impl<'k> Checker<'k> {
     fn pick_group(&self, st: &State) -> Option<Vec<ValueId>> {
         let groups = self.handle_groups(st);
         let mut best: Option<(usize, Vec<ValueId>)> = None;
+        let first = st.keys().next()?;
         for vals in groups {
+            // A group every context agrees on merges nothing.
+            if st.keys().all(|c| {
+                vals.iter()
+                    .all(|&v| c.binding(v) == first.binding(v) && c.alts_of(v) == first.alts_of(v))
+            }) {
+                continue;
+            }
             let mut keyed: BTreeMap<Ctx, Vec<&Ctx>> = BTreeMap::new();
             for c in st.keys() {
                 let mut k = c.clone();
@@ -1237,9 +1252,16 @@ impl<'k> Checker<'k> {
                 st
             }
             StmtKind::Sync(op) => {
-                let mut out = State::new();
+                let mut done: Vec<(Ctx, Recs)> = Vec::with_capacity(st.len());
                 for (ctx, recs) in st {
-                    let (c, r) = self.sync(s, op, d.loc, ctx, recs);
+                    done.push(self.sync(s, op, d.loc, ctx, recs));
+                }
+                // Usually no context changes: rebuild the map from the sorted run.
+                if done.windows(2).all(|w| w[0].0 < w[1].0) {
+                    return done.into_iter().collect();
+                }
+                let mut out = State::new();
+                for (c, r) in done {
                     join_into(&mut out, BTreeMap::from([(c, r)]));
                 }
                 out
