@@ -52,13 +52,24 @@ const NONE: u32 = u32::MAX;
 const INPUT: u32 = u32::MAX - 1;
 /// Top-level statements simulated past a decision before the cheaper alternative is chosen.
 const LOOKAHEAD: usize = 24;
-/// Depth of nested what-if simulations: 3 for kernels up to `DEEP_LIMIT` statements, 1 above
-/// (each level multiplies the work on nested loops and ifs; the second level finds the better
-/// placement in about 1 % of random small kernels, the third in 1 of 4,000: an outer loop's
-/// end barrier, no barrier before its inner loop and one before the `if` heading the inner
-/// body, three levels deep).
+/// Depth of nested what-if simulations: 3 for kernels up to `DEEPER_LIMIT` statements, 2 up
+/// to `DEEP_LIMIT`, 1 above (each level multiplies the work on nested loops and ifs; the
+/// second level finds the better placement in about 1 % of random small kernels, the third in
+/// 1 of 4,000: an outer loop's end barrier, no barrier before its inner loop and one before
+/// the `if` heading the inner body, three levels deep; it costs about 1.4x at 10,000).
 const BUDGET: u32 = 3;
+const DEEPER_LIMIT: usize = 5_000;
 const DEEP_LIMIT: usize = 20_000;
+
+fn budget_for(stmts: usize) -> u32 {
+    if stmts > DEEP_LIMIT {
+        1
+    } else if stmts > DEEPER_LIMIT {
+        2
+    } else {
+        BUDGET
+    }
+}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
@@ -1380,11 +1391,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
     let k = c.k;
     let top = &k.blocks[k.body].stmts;
     let lanes_n = lane_count(c).min(top.len().max(1));
-    let budget = if k.stmts.len() > DEEP_LIMIT {
-        1
-    } else {
-        BUDGET
-    };
+    let budget = budget_for(k.stmts.len());
     if lanes_n <= 1 {
         let mut sim = Sim::new(c, check, placed.to_vec());
         sim.budget = budget;
