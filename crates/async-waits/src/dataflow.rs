@@ -589,6 +589,10 @@ impl<'a> Analysis<'a> {
         a
     }
 
+    pub fn conflicts_cached(&self) -> usize {
+        self.conflicts.len()
+    }
+
     fn op_info(&self, s: StmtId) -> Option<&OpInfo> {
         self.ops.get(s.index()).and_then(|o| o.as_ref())
     }

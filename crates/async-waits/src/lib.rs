@@ -80,11 +80,14 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
     if dbg {
         eprintln!("aw: segments done {:?}", t0.elapsed());
         eprintln!(
-            "aw: {} stmts, {} analyses, {} statement visits, state up to {}",
+            "aw: {} stmts, {} analyses, {} statement visits, state up to {}; {} places, {} \
+             conflicts cached",
             kernel.stmt_count(),
             an.runs,
             an.visits,
-            an.max_state
+            an.max_state,
+            an.places.len(),
+            an.conflicts_cached()
         );
     }
     drop(an);
