@@ -75,7 +75,7 @@ pub fn verify_with_limit(kernel: &Kernel, target: Target, ctx_max: usize) -> Rep
 /// an `aliases` buffer keeps `lo..hi` relative to that buffer (`anchor`): two accesses through
 /// the same aliasing buffer still compare their byte ranges exactly, since wherever that
 /// buffer sits, it sits there for both.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct Region {
     root: u32,
     lo: u64,
@@ -1120,9 +1120,41 @@ impl<'k> Checker<'k> {
     /// those that do not make two of its handles overlap that never did; `None` when merging
     /// no such group alone reduces the count.
     fn pick_group(&self, st: &State) -> Option<Vec<ValueId>> {
+        use std::hash::{Hash, Hasher};
         let groups = self.handle_groups(st);
         let mut best: Option<(usize, Vec<ValueId>)> = None;
         let first = st.keys().next()?;
+        // Contexts are compared by hash here (the choice is a heuristic; the merge itself
+        // compares exactly): the hash of a context without a group is its total minus the
+        // hashes of the group's bindings.
+        let hash = |x: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            x(&mut h);
+            h.finish()
+        };
+        let ctxs: Vec<(&Ctx, u64, Vec<u64>)> = st
+            .keys()
+            .map(|c| {
+                let entries: Vec<u64> = c
+                    .binds
+                    .iter()
+                    .map(|&(v, r)| {
+                        hash(&|h| {
+                            v.hash(h);
+                            r.hash(h);
+                            c.alts_of(v).hash(h);
+                        })
+                    })
+                    .collect();
+                let base = hash(&|h| {
+                    c.o.hash(h);
+                    c.pending.hash(h);
+                    c.res.hash(h);
+                });
+                let total = entries.iter().fold(base, |a, &e| a.wrapping_add(e));
+                (c, total, entries)
+            })
+            .collect();
         for vals in groups {
             // A group every context agrees on merges nothing.
             if st.keys().all(|c| {
@@ -1131,11 +1163,14 @@ impl<'k> Checker<'k> {
             }) {
                 continue;
             }
-            let mut keyed: BTreeMap<Ctx, Vec<&Ctx>> = BTreeMap::new();
-            for c in st.keys() {
-                let mut k = c.clone();
-                k.unbind(&vals);
-                k.merged = false;
+            let mut keyed: BTreeMap<u64, Vec<&Ctx>> = BTreeMap::new();
+            for (c, total, entries) in &ctxs {
+                let mut k = *total;
+                for &v in &vals {
+                    if let Ok(i) = c.binds.binary_search_by_key(&v, |b| b.0) {
+                        k = k.wrapping_sub(entries[i]);
+                    }
+                }
                 keyed.entry(k).or_default().push(c);
             }
             let n = keyed.len();
