@@ -133,7 +133,13 @@ fn reference(stmts: &[Stmt], split: bool, looped: bool) -> BTreeSet<(usize, usiz
 fn straight_line_and_loop_bodies_match_reference() {
     let mut rng = Lcg(12345);
     let mut races = 0;
-    for case in 0..800 {
+    // SYNCOPT_LONG=1: a longer campaign.
+    let cases = if std::env::var("SYNCOPT_LONG").is_ok() {
+        60_000
+    } else {
+        800
+    };
+    for case in 0..cases {
         let split = case % 2 == 1;
         let looped = case % 4 >= 2;
         let n = 3 + rng.next(10) as usize;
