@@ -54,8 +54,30 @@ const CTX_MAX_RESIDUES: usize = 64;
 const MEMO_PER_LOOP: usize = 16;
 
 pub fn verify(kernel: &Kernel, target: Target) -> Report {
-    verify_with_limit(kernel, target, CTX_MAX)
+    let mut limit = CTX_MAX;
+    let mut rep = verify_with_limit(kernel, target, limit);
+    // A problem found only where paths were merged may be a false alarm: look again keeping
+    // more paths apart, while that stays affordable. Every limit is sound, so the last
+    // answer stands.
+    while limit < RETRY_LIMIT_MAX
+        && rep.states.saturating_mul(RETRY_FACTOR) <= RETRY_STATES
+        && rep
+            .diagnostics
+            .iter()
+            .any(|d| d.is_error() && d.notes.iter().any(|n| n.1 == MERGED_NOTE))
+    {
+        limit *= RETRY_FACTOR;
+        rep = verify_with_limit(kernel, target, limit);
+    }
+    rep
 }
+
+/// A second look after problems on merged paths keeps this many times more contexts apart...
+const RETRY_FACTOR: usize = 4;
+/// ... up to this limit ...
+const RETRY_LIMIT_MAX: usize = 192;
+/// ... when the previous run's states times RETRY_FACTOR stay below this.
+const RETRY_STATES: usize = 16_000_000;
 
 /// `verify` with at most `ctx_max` contexts per program point before paths are merged (the
 /// default is CTX_MAX). For tests: a tiny limit merges everywhere, a huge one nowhere; the
