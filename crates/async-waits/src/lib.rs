@@ -33,6 +33,17 @@ const MAX_GREEDY: usize = 64;
 
 /// Runs the pass on `kernel` for `target`.
 pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
+    run_impl(kernel, target, opts, true)
+}
+
+/// The pass with the whole top level as one segment: what `run` computes, slower. For the
+/// tests that check that cutting the kernel into segments changes nothing.
+#[doc(hidden)]
+pub fn run_unsegmented(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
+    run_impl(kernel, target, opts, false)
+}
+
+fn run_impl(kernel: &mut Kernel, target: Target, opts: &InsertOptions, cut: bool) -> PassReport {
     let _ = opts;
     let mut report = PassReport::default();
     if !target.is_gpu() {
@@ -70,11 +81,11 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         std::thread::scope(|sc| {
             let h =
                 sc.spawn(|| Accesses::collect_with_threads(k, (threads > 0).then_some(threads)));
-            let r = settle(&mut an, k, target, &order);
+            let r = settle(&mut an, k, target, &order, cut);
             (r, h.join().ok())
         })
     } else {
-        (settle(&mut an, k, target, &order), None)
+        (settle(&mut an, k, target, &order, cut), None)
     };
     let (sound, final_needs, unpublished) = settled;
     if dbg {
@@ -178,12 +189,17 @@ type Settled = (
 );
 
 /// Settles every segment in order, each from the state the ones before it leave.
-fn settle(an: &mut Analysis, k: &Kernel, target: Target, order: &[usize]) -> Settled {
+fn settle(an: &mut Analysis, k: &Kernel, target: Target, order: &[usize], cut: bool) -> Settled {
     let mut sound = Config::new();
     let mut final_needs: BTreeMap<StmtId, Need> = BTreeMap::new();
     let mut unpublished: BTreeSet<(StmtId, StmtId, Reach, bool)> = BTreeSet::new();
     let mut st = State::new();
-    for seg in segments(k) {
+    let segs = if cut {
+        segments(k)
+    } else {
+        vec![k.blocks[k.body].stmts.clone()]
+    };
+    for seg in segs {
         let out = solve(an, &seg, st, target, order);
         sound.extend(out.sound);
         final_needs.extend(out.needs);

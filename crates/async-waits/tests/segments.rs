@@ -1,0 +1,73 @@
+//! Cutting the kernel's top level into segments at its barriers (how the pass stays linear)
+//! must not change what it inserts: on generated kernels, `run` and `run_unsegmented` (the
+//! whole top level settled at once) print the same kernel and report the same diagnostics.
+//! SYNCOPT_LONG=1 runs more seeds and larger kernels.
+
+use syncopt_analysis::InsertOptions;
+use syncopt_gen::{generate, GenOptions};
+use syncopt_targets::Target;
+
+#[test]
+fn segments_change_nothing() {
+    let long = std::env::var("SYNCOPT_LONG").is_ok();
+    let seeds: u64 = if long { 120 } else { 10 };
+    let sizes: &[usize] = if long {
+        &[200, 1000, 3000]
+    } else {
+        &[200, 800]
+    };
+    let targets = [
+        Target::Gfx950,
+        Target::Gfx942,
+        Target::Gfx1200,
+        Target::Gfx1250,
+        Target::Sm80,
+        Target::Sm90,
+    ];
+    let mut compared = 0;
+    let mut bad = Vec::new();
+    for seed in 0..seeds {
+        for &ops in sizes {
+            let target = targets[(seed as usize + ops) % targets.len()];
+            let src = generate(&GenOptions {
+                ops,
+                seed,
+                target,
+                executable: false,
+            });
+            let Ok(file) = syncopt_ir::parse(&src) else {
+                continue;
+            };
+            for m in file.chunks {
+                for mut k in m.kernels {
+                    let opts = InsertOptions {
+                        // Named barriers on every other kernel: several ids, no cuts at all.
+                        named_barriers: seed % 2 == 1,
+                        ..InsertOptions::default()
+                    };
+                    if syncopt_barriers::run(&mut k, target, &opts).has_errors() {
+                        continue;
+                    }
+                    let mut a = k.clone();
+                    let ra = syncopt_async_waits::run(&mut a, target, &opts);
+                    let rb = syncopt_async_waits::run_unsegmented(&mut k, target, &opts);
+                    let (pa, pb) = (syncopt_ir::print_kernel(&a), syncopt_ir::print_kernel(&k));
+                    let da: Vec<String> =
+                        ra.diagnostics.iter().map(|d| d.message.clone()).collect();
+                    let db: Vec<String> =
+                        rb.diagnostics.iter().map(|d| d.message.clone()).collect();
+                    compared += 1;
+                    if pa != pb || da != db || ra.hazards != rb.hazards {
+                        bad.push(format!("seed {seed}, {ops} ops, {target}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "segmented != unsegmented: {}",
+        bad.join(", ")
+    );
+    assert!(compared >= seeds as usize);
+}
