@@ -283,7 +283,22 @@ impl Memory {
     }
 
     fn compute_disjoint(&mut self, k: &Kernel) {
+        // Inits that are handles of an enclosing loop are disjoint when that loop's are: a
+        // few rounds, outer loops first, until nothing is added.
+        for _ in 0..8 {
+            let before = self.disjoint_handles.len();
+            self.disjoint_round(k);
+            if self.disjoint_handles.len() == before {
+                break;
+            }
+        }
+    }
+
+    fn disjoint_round(&mut self, k: &Kernel) {
         for (s, data) in k.stmts.iter() {
+            if self.disjoint_handles.contains(&s) {
+                continue;
+            }
             let StmtKind::For(f) = &data.kind else {
                 continue;
             };
@@ -308,7 +323,7 @@ impl Memory {
             let mut ok = true;
             for i in 0..inits.len() {
                 for j in i + 1..inits.len() {
-                    if self.overlap(&inits[i], &inits[j]) != Conflict::None {
+                    if self.overlap_k(k, &inits[i], &inits[j]) != Conflict::None {
                         ok = false;
                     }
                 }
@@ -380,6 +395,10 @@ impl Memory {
                 region: Region::Range(0, u64::MAX),
                 via: None,
             },
+            ValueKind::Result { stmt, index } => match self.result_init(k, stmt, index) {
+                Some(init) => self.value_place_depth(k, init, depth + 1, guard),
+                None => self.unknown(v),
+            },
             ValueKind::View(view) => {
                 let data = &k.views[view];
                 let inner = self.value_place_depth(k, data.base, depth + 1, guard);
@@ -420,6 +439,33 @@ impl Memory {
             }
             _ => self.unknown(v),
         }
+    }
+
+    /// The init that result `index` of loop `lp` is, when the loop runs an exact count (as
+    /// `exact_trips` takes it) and its yield permutes the handles: after `n` trips result `i`
+    /// is `init` of `perm^n(i)`.
+    fn result_init(&self, k: &Kernel, lp: StmtId, index: usize) -> Option<ValueId> {
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            return None;
+        };
+        let n = self.exact_trips(lp)?;
+        if n > 4096 || index >= f.iter_args.len() {
+            return None;
+        }
+        let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.0).collect();
+        let yields = &k.blocks[f.body].yields;
+        if yields.len() != args.len() {
+            return None;
+        }
+        let perm: Vec<usize> = yields
+            .iter()
+            .map(|y| args.iter().position(|a| a == y))
+            .collect::<Option<Vec<_>>>()?;
+        let mut j = index;
+        for _ in 0..n {
+            j = perm[j];
+        }
+        Some(f.iter_args[j].1)
     }
 
     /// The place an effect touches.
@@ -732,7 +778,9 @@ impl Memory {
         let Region::Range(x, y) = init.region else {
             return None;
         };
-        if matches!(init.base, Base::Unknown(_) | Base::Handle(_)) {
+        // A handle of an enclosing loop names the same bytes in the frame after this loop
+        // (the enclosing iteration goes on).
+        if matches!(init.base, Base::Unknown(_)) {
             return None;
         }
         let region = match region {
