@@ -448,8 +448,7 @@ impl Memory {
         let StmtKind::For(f) = &k.stmts[lp].kind else {
             return None;
         };
-        let n = self.exact_trips(lp)?;
-        if n > 4096 || index >= f.iter_args.len() {
+        if index >= f.iter_args.len() {
             return None;
         }
         let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.0).collect();
@@ -462,8 +461,14 @@ impl Memory {
             .map(|y| args.iter().position(|a| a == y))
             .collect::<Option<Vec<_>>>()?;
         let mut j = index;
-        for _ in 0..n {
-            j = perm[j];
+        if perm[j] != j {
+            let n = self.exact_trips(lp)?;
+            if n > 4096 {
+                return None;
+            }
+            for _ in 0..n {
+                j = perm[j];
+            }
         }
         Some(f.iter_args[j].1)
     }
@@ -757,10 +762,6 @@ impl Memory {
         h: ValueId,
         region: &Region,
     ) -> Option<Place> {
-        let n = self.exact_trips(lp)?;
-        if n == 0 || n > 4096 {
-            return None;
-        }
         let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.0).collect();
         let yields = &k.blocks[f.body].yields;
         if yields.len() != args.len() {
@@ -771,8 +772,16 @@ impl Memory {
             .map(|y| args.iter().position(|a| a == y))
             .collect::<Option<Vec<_>>>()?;
         let mut j = args.iter().position(|&a| a == h)?;
-        for _ in 0..n - 1 {
-            j = perm[j];
+        // A handle the yield passes on unchanged is its init in every iteration, whatever
+        // the trip count.
+        if perm[j] != j {
+            let n = self.exact_trips(lp)?;
+            if n == 0 || n > 4096 {
+                return None;
+            }
+            for _ in 0..n - 1 {
+                j = perm[j];
+            }
         }
         let init = self.value_place(k, f.iter_args[j].1);
         let Region::Range(x, y) = init.region else {
