@@ -480,6 +480,13 @@ pub struct Analysis<'a> {
     /// (exact trip count, constant start): conditions on them are decided, like the verifier
     /// decides them.
     env: BTreeMap<syncopt_ir::ValueId, i64>,
+    /// Conditions of the uniform `if`s around the current point, with the branch taken, that
+    /// the verifier decides on every path (`mod` conditions on induction variables whose
+    /// residue it tracks): an `if` nested in one with the same condition takes the same branch.
+    facts: Vec<(syncopt_ir::Cond, bool)>,
+    /// Per induction variable, the period of the residue the verifier tracks (the lcm of the
+    /// moduli it appears under in slot indices and conditions, up to 64).
+    iv_mod: BTreeMap<syncopt_ir::ValueId, i64>,
 }
 
 /// Loops are unrolled exactly (no join) for at most this many iterations when the input states
@@ -515,6 +522,8 @@ impl<'a> Analysis<'a> {
             raw: Vec::new(),
             cond_ivs: BTreeSet::new(),
             env: BTreeMap::new(),
+            facts: Vec::new(),
+            iv_mod: iv_periods(k),
         };
         k.walk(&mut |_, d| {
             if let StmtKind::If(i) = &d.kind {
@@ -674,7 +683,10 @@ impl<'a> Analysis<'a> {
             }
             StmtKind::If(i) => {
                 let (t, e) = (i.then_block, i.else_block);
-                match self.decide(&i.cond) {
+                let known = self
+                    .decide(&i.cond)
+                    .or_else(|| self.facts.iter().find(|f| f.0 == i.cond).map(|f| f.1));
+                match known {
                     Some(true) => return self.block(t, st),
                     Some(false) => {
                         return match e {
@@ -684,11 +696,24 @@ impl<'a> Analysis<'a> {
                     }
                     None => {}
                 }
+                let fact = i.uniformity == syncopt_ir::Uniformity::Uniform
+                    && self.residue_decided(&i.cond);
+                if fact {
+                    self.facts.push((i.cond.clone(), true));
+                }
                 let mut out = self.block(t, st.clone());
+                if fact {
+                    if let Some(f) = self.facts.last_mut() {
+                        f.1 = false;
+                    }
+                }
                 let mut other = match e {
                     Some(e) => self.block(e, st),
                     None => st,
                 };
+                if fact {
+                    self.facts.pop();
+                }
                 if self.if_loops.contains_key(&s) {
                     let o2 = other.clone();
                     tag_branch(&mut other, &out, (s, 1));
@@ -728,6 +753,19 @@ impl<'a> Analysis<'a> {
             }
             _ => st,
         }
+    }
+
+    /// Whether the verifier decides condition `c` on every path from the residues of the
+    /// induction variables it reads.
+    fn residue_decided(&self, c: &syncopt_ir::Cond) -> bool {
+        let Some(m) = c.modulo.filter(|&m| m > 0) else {
+            return false;
+        };
+        !c.expr.terms.is_empty()
+            && c.expr.terms.iter().all(|&(v, _)| match v {
+                syncopt_ir::Var::Value(v) => self.iv_mod.get(&v).is_some_and(|&l| l % m == 0),
+                _ => false,
+            })
     }
 
     /// Whether condition `c` is decided by the pinned induction variables.
@@ -1269,4 +1307,44 @@ fn enclosing_loops(
             _ => {}
         }
     }
+}
+
+/// Per induction variable, the residue period the verifier tracks: the lcm of the moduli it
+/// appears under (slot indices, `mod` conditions), kept only while it stays up to 64.
+fn iv_periods(k: &Kernel) -> BTreeMap<syncopt_ir::ValueId, i64> {
+    fn gcd(a: i64, b: i64) -> i64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let mut out: BTreeMap<syncopt_ir::ValueId, i64> = BTreeMap::new();
+    let mut note = |e: &syncopt_ir::AffineExpr, m: Option<i64>| {
+        let Some(m) = m.filter(|&m| m > 0 && m <= 64) else {
+            return;
+        };
+        for &(v, _) in &e.terms {
+            if let syncopt_ir::Var::Value(v) = v {
+                if matches!(k.values[v].kind, syncopt_ir::ValueKind::Iv(_)) {
+                    let cur = out.get(&v).copied().unwrap_or(1);
+                    let l = cur / gcd(cur, m) * m;
+                    if l <= 64 {
+                        out.insert(v, l);
+                    }
+                }
+            }
+        }
+    };
+    for view in k.views.values() {
+        if let syncopt_ir::ViewKind::Slot { count, index } = &view.kind {
+            note(index, Some(*count as i64));
+        }
+    }
+    k.walk(&mut |_, d| {
+        if let StmtKind::If(i) = &d.kind {
+            note(&i.cond.expr, i.cond.modulo);
+        }
+    });
+    out
 }
