@@ -949,11 +949,60 @@ impl<'a> Analysis<'a> {
                 q.via = Some(Box::new(self.places[h as usize].clone()));
                 self.intern(q)
             }
+            None => match self.enter_within(lp, p) {
+                Some(q) => self.intern(q),
+                None => {
+                    let q = self.mem.entering_loop(self.k, lp, &self.places[p as usize]);
+                    self.intern(q)
+                }
+            },
             _ => {
                 let q = self.mem.entering_loop(self.k, lp, &self.places[p as usize]);
                 self.intern(q)
             }
         }
+    }
+
+    /// A copy into bytes inside exactly one handle's init (and overlapping no other init) is
+    /// seen through that handle too, at the same offset: `T %A[0:1024]` before
+    /// `for iter(%cur = %A, %nxt = %B)` is `%cur[0:1024]` in the first iteration.
+    fn enter_within(&mut self, lp: StmtId, p: u32) -> Option<Place> {
+        let StmtKind::For(f) = &self.k.stmts[lp].kind else {
+            return None;
+        };
+        let place = &self.places[p as usize];
+        let (crate::place::Base::Root(r), crate::place::Region::Range(x, y), None) =
+            (&place.base, &place.region, &place.via)
+        else {
+            return None;
+        };
+        let (r, x, y) = (*r, *x, *y);
+        if y == u64::MAX || x >= y || self.mem.aliased(r) {
+            return None;
+        }
+        let mut hit: Option<(syncopt_ir::ValueId, u64)> = None;
+        for &(arg, init) in &f.iter_args {
+            let q = self.mem.value_place(self.k, init);
+            if self.mem.overlap(place, &q) == Conflict::None {
+                continue;
+            }
+            match (&q.base, &q.region, hit) {
+                (crate::place::Base::Root(b), crate::place::Region::Range(a, e), None)
+                    if *b == r && *a <= x && y <= *e && q.via.is_none() =>
+                {
+                    hit = Some((arg, *a));
+                }
+                _ => return None,
+            }
+        }
+        let (arg, a) = hit?;
+        let mut q = place.clone();
+        q.via = Some(Box::new(Place {
+            base: crate::place::Base::Handle(arg),
+            region: crate::place::Region::Range(x - a, y - a),
+            via: None,
+        }));
+        Some(q)
     }
 
     fn widen(&mut self, st: &State) -> State {

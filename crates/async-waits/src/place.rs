@@ -822,6 +822,12 @@ impl Memory {
         })
     }
 
+    /// Whether root buffer `b` is declared overlapping another (its byte ranges are not
+    /// trusted: the verifier merges the class into one buffer).
+    pub fn aliased(&self, b: BufferId) -> bool {
+        self.aliases.iter().any(|p| p.0 == b)
+    }
+
     /// The coarsest place with the same possible root buffers.
     pub fn degrade(&self, p: &Place) -> Place {
         let roots = self.root_set(&p.base).unwrap_or_default();
