@@ -467,7 +467,7 @@ impl<'k> Emitter<'k> {
                 continue;
             }
             let eloc = e.loc.or(loc);
-            let rotated = e.kind == AccessKind::Read && !writes_shared;
+            let reversed = e.kind == AccessKind::Read && !writes_shared;
             let body = match (e.kind, *mem) {
                 (AccessKind::Read, Mem::Shared) => format!("cs = sk_fold(cs, arena[{ho} + w]);"),
                 (AccessKind::Read, Mem::Global) => format!("cs = sk_fold(cs, gin[{ho} + w]);"),
@@ -504,7 +504,7 @@ impl<'k> Emitter<'k> {
                         }
                         _ => ("0LL".to_string(), hn.clone()),
                     };
-                    let start = if rotated {
+                    let start = if reversed {
                         format!(
                             "(long long)(({}u + {}u - sk_tid32) % {}u)",
                             model::read_offset(self.threads, self.wave),
@@ -512,11 +512,7 @@ impl<'k> Emitter<'k> {
                             self.threads
                         )
                     } else {
-                        format!(
-                            "(long long)((sk_tid32 + {}u) % {}u)",
-                            model::write_rotation(self.threads, self.wave, ord),
-                            self.threads
-                        )
+                        self.rotated_start(ord)
                     };
                     self.line(&format!(
                         "{{ uint32_t k = 0u; for (long long w = {a} + {start}; w < {b}; w += {}LL, ++k) {{ (void)k; {body} }} }}",
@@ -547,6 +543,28 @@ impl<'k> Emitter<'k> {
                 Selector::Whole => format!("{so} + sk_mod(w, {sn})"),
             },
         })
+    }
+
+    /// The first word of a cooperative write's pattern (model::pattern_start, not reversed):
+    /// `(tid + u * (2 (step mod R) + 1)) mod T` for the rotation step `op + sum of ivs`
+    /// (model::rotation_step: each induction variable truncated to 32 bits, wrapping).
+    fn rotated_start(&self, ord: u32) -> String {
+        let (t, w) = (self.threads, self.wave);
+        if self.ivs.is_empty() {
+            return format!(
+                "(long long)((sk_tid32 + {}u) % {t}u)",
+                model::write_rotation(t, w, ord)
+            );
+        }
+        let mut step = format!("{ord}u");
+        for iv in &self.ivs {
+            step.push_str(&format!(" + (uint32_t){iv}"));
+        }
+        format!(
+            "(long long)((sk_tid32 + {}u * (2u * (({step}) % {}u) + 1u)) % {t}u)",
+            model::rotation_unit(w),
+            model::rotations(t, w)
+        )
     }
 
     fn iter_key(&self) -> String {

@@ -48,9 +48,17 @@ fn double_buffer_emits_cp_async_and_loop_carried_handles() {
     // Parameter %n is a kernel argument with its default on the host.
     assert!(cu.contains("= 4LL;"));
     assert!(cu.contains("printf(\"%d %016llx\\n\""));
-    // Whole-buffer read: reversed, (95 - tid) mod 128; the copy (op 0) rotates by 16.
-    assert!(cu.contains("((95u + 128u - sk_tid32) % 128u)"), "{cu}");
-    assert!(cu.contains("((sk_tid32 + 16u) % 128u)"), "{cu}");
+    // Whole-buffer read: reversed, (128 - 1 - 16 - tid) mod 128 = (111 - tid) mod 128. The
+    // copy before the loop (op 0, no loop: rotation step 0) rotates by a quarter warp, 8; the
+    // copy in the loop (op 1) by 8 * (2 ((1 + k) mod 8) + 1): 8 rotations for 4 warps, the
+    // step taking the loop's induction variable (truncated to 32 bits, as in the model).
+    assert!(cu.contains("((111u + 128u - sk_tid32) % 128u)"), "{cu}");
+    assert!(cu.contains("((sk_tid32 + 8u) % 128u)"), "{cu}");
+    assert!(
+        cu.contains("((sk_tid32 + 8u * (2u * ((1u + (uint32_t)v")
+            && cu.contains(") % 8u) + 1u)) % 128u)"),
+        "{cu}"
+    );
 }
 
 #[test]

@@ -522,8 +522,8 @@ impl<'k> Machine<'k> {
         &self,
         h: Handle,
         sel: &Selector,
-        rotated: bool,
-        op: u32,
+        reversed: bool,
+        step: u32,
         t: u32,
         loc: Option<Loc>,
     ) -> Result<Vec<i64>, Diagnostic> {
@@ -543,7 +543,7 @@ impl<'k> Machine<'k> {
             }
             Selector::Whole | Selector::Bytes { .. } => {
                 let (a, b) = sel_range(h, sel, loc)?;
-                let start = a + pattern_start(t, self.threads, self.wave, op, rotated);
+                let start = a + pattern_start(t, self.threads, self.wave, step, reversed);
                 Ok((start..b).step_by(self.threads as usize).collect())
             }
         }
@@ -554,6 +554,7 @@ impl<'k> Machine<'k> {
         let loc = self.loc(s);
         let ord = self.op_ord[s.index()];
         let iter = iter_key(&self.ivs);
+        let step = rotation_step(ord, &self.ivs);
         self.instance += 1;
         let mut handles = Vec::with_capacity(op.effects.len());
         for e in &op.effects {
@@ -592,9 +593,9 @@ impl<'k> Machine<'k> {
                 continue;
             }
             let eloc = e.loc.or(loc);
-            let rotated = e.kind == AccessKind::Read && !writes_shared;
+            let reversed = e.kind == AccessKind::Read && !writes_shared;
             for (ti, &t) in active.iter().enumerate() {
-                let ws = self.words(h, &e.mem.sel, rotated, ord, t, eloc)?;
+                let ws = self.words(h, &e.mem.sel, reversed, step, t, eloc)?;
                 self.charge(ws.len() as u64, eloc)?;
                 for (kk, &rel) in ws.iter().enumerate() {
                     let abs = (h.off + rel) as usize;
@@ -612,6 +613,11 @@ impl<'k> Machine<'k> {
                             let src = self.async_source(rel, source.as_ref(), t, eloc)?;
                             pending[ti].push((abs, gin_value(src as u64)));
                             self.races.issued(abs, t, &op.name);
+                            // The copy may land at any time from its issue on: it meets other
+                            // warps' accesses of the issue's barrier interval too (a read
+                            // before the issue and no barrier between: WAR on the hardware).
+                            self.races
+                                .access(abs, t / self.wave, Access::Write, &op.name);
                         }
                         (AccessKind::Write, Mem::Shared) => {
                             if self.stamp[abs] == self.instance && self.writer[abs] != t {

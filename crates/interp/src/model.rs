@@ -12,12 +12,15 @@
 //! - `%X[expr]`: thread `t` touches word `expr` of `%X`.
 //! - `%X`, `%X[lo:hi]`: cooperative. Thread `t` touches words `lo/4 + p, + T, + 2T, ...`
 //!   below `hi/4` (`T` threads) for a pattern thread `p` ([`pattern_start`]): for writes and
-//!   atomics a rotation of `t` by an odd multiple of half a warp that changes with the op, for
-//!   reads a reversal. So a cooperative access never touches a word through the same thread as
-//!   an index `tid + 32 m`, a reversed index, another op's cooperative write (mostly) or a
-//!   cooperative read: the hazards the analysis sees cross threads. An op that also writes
-//!   workgroup memory reads through its write pattern (one instance never conflicts with
-//!   itself).
+//!   atomics a rotation of `t` by an odd multiple of a quarter warp that changes with the op
+//!   and with every enclosing loop's iteration ([`rotation_step`]; `2 * waves` rotations), for
+//!   reads a reversal that crosses warps. So a cooperative access never touches a word through
+//!   the same thread as an index `tid + 32 m`, a reversed index `c - tid` (`c` odd mod 32) or a
+//!   cooperative read, and two instances of cooperative writes (of two ops, or of one op in
+//!   two iterations) use the same thread for a word only when their rotation steps agree
+//!   modulo the number of rotations: the hazards the analysis sees cross threads. An op that
+//!   also writes workgroup memory reads through its write pattern (one instance never
+//!   conflicts with itself).
 //! - A store's `k`-th word gets [`store_value`] of (op ordinal, thread, iteration key, k); an
 //!   atomic adds that value; a load folds the word into the thread's checksum with [`fold`].
 //! - An async op's workgroup writes land when a wait completes them: each written word copies
@@ -245,27 +248,54 @@ pub fn byte_range_words(lo: u64, hi: u64) -> (i64, i64) {
 }
 
 /// The first word (relative to the range start) of thread `tid`'s cooperative pattern: words
-/// `start, start + T, ...`. Writes and atomics of op `op` use pattern thread
-/// `(tid + wave/2 + wave * (op mod waves)) mod T` (a rotation by an odd multiple of half a
-/// warp: never the thread an index `tid + 32 m` names, and different for neighbouring ops);
-/// reads use the reversal `(T - 1 - wave - tid) mod T` (odd, so never a rotation's thread).
-/// Reads of an op that also writes workgroup memory use the op's write pattern.
-pub fn pattern_start(tid: u32, threads: u32, wave: u32, op: u32, rotated: bool) -> i64 {
-    let t = threads as i64;
-    if rotated {
+/// `start, start + T, ...`. Writes and atomics use the pattern thread `(tid + r) mod T` for the
+/// rotation `r = write_rotation(T, wave, step)` of the op instance's [`rotation_step`] (op
+/// ordinal plus the enclosing induction variables); reads use the reversal `(a - tid) mod T`
+/// with `a = read_offset(T, wave)`. Reads of an op that also writes workgroup memory use the
+/// op's write pattern (`reversed` is false for them).
+pub fn pattern_start(tid: u32, threads: u32, wave: u32, step: u32, reversed: bool) -> i64 {
+    let t = threads.max(1) as i64;
+    if reversed {
         (read_offset(threads, wave) - tid as i64).rem_euclid(t)
     } else {
-        (tid as i64 + write_rotation(threads, wave, op)).rem_euclid(t)
+        (tid as i64 + write_rotation(threads, wave, step)).rem_euclid(t)
     }
 }
 
-/// The rotation of op `op`'s cooperative writes.
-pub fn write_rotation(threads: u32, wave: u32, op: u32) -> i64 {
-    let waves = (threads / wave.max(1)).max(1);
-    ((wave / 2) as i64 + wave as i64 * (op % waves) as i64).rem_euclid(threads as i64)
+/// The unit of the write rotations: a quarter of a warp (8 threads on NVIDIA, 16 on AMD's
+/// wave64), at least 1.
+pub fn rotation_unit(wave: u32) -> u32 {
+    (wave / 4).max(1)
 }
 
-/// `a` of the reads' reversal `(a - tid) mod T`.
+/// How many distinct write rotations exist: the odd multiples of [`rotation_unit`] below `T`
+/// (`2 * waves`: 4 with 2 warps, 8 with 4), at least 1.
+pub fn rotations(threads: u32, wave: u32) -> u32 {
+    (threads / (2 * rotation_unit(wave))).max(1)
+}
+
+/// The rotation step of an op instance: its ordinal plus the enclosing loops' induction
+/// variables (each truncated to 32 bits, wrapping: CUDA's `(uint32_t)` conversions), so
+/// successive iterations of a loop, and neighbouring ops, rotate differently.
+pub fn rotation_step(op: u32, ivs: &[i64]) -> u32 {
+    ivs.iter().fold(op, |acc, &v| acc.wrapping_add(v as u32))
+}
+
+/// The rotation of a cooperative write of rotation step `step`: `u * (2 (step mod R) + 1)`
+/// for the unit `u` ([`rotation_unit`]) and `R` ([`rotations`]) rotations: an odd multiple of
+/// a quarter warp, so never a multiple of 32 (a word `tid + 32 m` is never written by its own
+/// thread) and always even (never the thread of a read reversal, whose offset is odd); two
+/// different rotations differ by a multiple of half a warp.
+pub fn write_rotation(threads: u32, wave: u32, step: u32) -> i64 {
+    let u = rotation_unit(wave) as i64;
+    let q = (step % rotations(threads, wave)) as i64;
+    (u * (2 * q + 1)).rem_euclid(threads.max(1) as i64)
+}
+
+/// `a` of the reads' reversal `(a - tid) mod T`: `T - 1 - wave/2`, odd (never a write
+/// rotation's thread). Thread `t` of lane `l` in warp `w` reads the word of thread
+/// `a - t`: lanes below `wave/2` land in warp `W - 1 - w`, the others in warp `W - 2 - w`
+/// (mod `W`), so every warp's reads reach two warps, another one among them also with 2 warps.
 pub fn read_offset(threads: u32, wave: u32) -> i64 {
-    (threads as i64 - 1 - wave as i64).rem_euclid(threads as i64)
+    (threads as i64 - 1 - (wave / 2) as i64).rem_euclid(threads.max(1) as i64)
 }

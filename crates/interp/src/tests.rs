@@ -33,26 +33,83 @@ fn index_store_then_neighbour_load() {
 
 #[test]
 fn whole_buffer_patterns_cross_threads() {
-    // 2 warps, 64 threads, 128 words. The store (op 0) rotates by 16: thread t writes words
-    // p and p + 64 with p = (t + 16) mod 64. The load reverses: thread t reads words q and
-    // q + 64 with q = (31 - t) mod 64, which thread (q - 16) mod 64 wrote as its k-th word.
+    // 2 warps, T = 64 threads, 128 words. Write rotations are odd multiples of a quarter warp
+    // (u = 8), R = 64 / 16 = 4 of them: step s rotates by 8 * (2 (s mod 4) + 1). The store is
+    // op 0 outside any loop: step 0, rotation 8, so thread t writes words p and p + 64 (its
+    // k = 0 and k = 1 words) with p = (t + 8) mod 64. The load reverses with a = 64 - 1 - 16
+    // = 47: thread t reads q = (47 - t) mod 64 and q + 64, which thread (q - 8) mod 64 wrote
+    // as its words 0 and 1.
     let sums = run_src(
         "target sm_90\nkernel @k() waves 2 {\n  %A = buffer workgroup 512\n  op \"st\" write %A\n  barrier\n  op \"ld\" read %A\n}\n",
     )
     .unwrap();
+    let mut crossing = 0;
     for t in 0..64u32 {
-        let q = (31 + 64 - t) % 64;
-        let w = (q + 64 - 16) % 64;
+        let q = (47 + 64 - t) % 64;
+        let w = (q + 64 - 8) % 64;
         assert_ne!(w, t);
+        if w / 32 != t / 32 {
+            crossing += 1;
+        }
         let cs = fold(
             fold(checksum_init(t), store_value(0, w, 0, 0)),
             store_value(0, w, 0, 1),
         );
         assert_eq!(sums[t as usize], cs, "thread {t}");
     }
-    // The second op's writes rotate by 16 + 32.
-    assert_eq!(write_rotation(64, 32, 1), 48);
-    assert_eq!(write_rotation(64, 32, 2), 16);
+    // With 2 warps reader t meets writer (47 - 8 - t) mod 64 = (39 - t) mod 64: lanes 0..7
+    // of each warp meet the other warp (t = 0 reads word 47, written by thread 39; t = 32
+    // meets thread 7), lanes 8..31 their own warp. The old reversal (31 - t) mod 64 kept every
+    // pair inside one warp.
+    assert_eq!(crossing, 16);
+    // Steps 1, 2, 3 rotate by 24, 40, 56; step 4 wraps to 8. With 4 warps there are 8.
+    assert_eq!(write_rotation(64, 32, 1), 24);
+    assert_eq!(write_rotation(64, 32, 2), 40);
+    assert_eq!(write_rotation(64, 32, 3), 56);
+    assert_eq!(write_rotation(64, 32, 4), 8);
+    assert_eq!(write_rotation(128, 32, 7), 120);
+    assert_eq!(write_rotation(128, 32, 8), 8);
+    assert_eq!(read_offset(128, 32), 111);
+    // Step = op + sum of the induction variables (wrapping 32-bit, like CUDA's uint32_t).
+    assert_eq!(rotation_step(3, &[1, 2]), 6);
+    assert_eq!(rotation_step(0, &[-1]), u32::MAX);
+}
+
+#[test]
+fn whole_buffer_write_rotates_per_iteration() {
+    // 2 warps, T = 64, R = 4 rotations 8 * (2 (s mod 4) + 1). The store (op 0) in the nest
+    // (i, j) has step i + j: (0,0) -> 0 -> rotation 8, (0,1) and (1,0) -> 1 -> 24, (1,1) -> 2
+    // -> 40. %A has 64 words, so thread t writes one word, (t + r) mod 64 (k = 0); the load
+    // (op 1) reads word t, written by thread (t - r) mod 64 in that iteration, with the
+    // iteration key iter_key([i, j]).
+    let sums = run_src(
+        "target sm_90\nkernel @k() waves 2 {\n  %A = buffer workgroup 256\n  for %i = 0 to 2 {\n    for %j = 0 to 2 {\n      op \"st\" write %A\n      barrier\n      op \"ld\" read %A[tid]\n      barrier\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    for t in 0..64u32 {
+        let mut cs = checksum_init(t);
+        for (i, j, r) in [(0i64, 0i64, 8u32), (0, 1, 24), (1, 0, 24), (1, 1, 40)] {
+            let writer = (t + 64 - r) % 64;
+            cs = fold(cs, store_value(0, writer, iter_key(&[i, j]), 0));
+        }
+        assert_eq!(sums[t as usize], cs, "thread {t}");
+    }
+}
+
+#[test]
+fn same_slot_two_iterations_later_is_a_race_without_the_barrier() {
+    // One op writing a whole slot of a double buffer: iterations i and i + 2 write the same
+    // slot; their steps differ by 2, so rotations differ by 32 words (T = 128: 8 rotations)
+    // and every word of the slot is written by threads of two different warps. The barrier
+    // orders the two writes; without it the detector sees WAW (the old model wrote each word
+    // through the same thread in every iteration: no race).
+    let racy = "target sm_90\nkernel @k() waves 4 {\n  %D = buffer workgroup 1024\n  for %i = 0 to 3 {\n    %w = view %D slot (%i) mod 2\n    op \"ds\" write %w\n  }\n}\n";
+    let (k, t) = kernel(racy);
+    let races = run_with_races(&k, t).unwrap().1;
+    assert!(races.iter().any(|r| r.starts_with("WAW")), "{races:?}");
+    let fixed = racy.replace("    op \"ds\"", "    barrier\n    op \"ds\"");
+    let (k, t) = kernel(&fixed);
+    assert!(run_with_races(&k, t).unwrap().1.is_empty());
 }
 
 #[test]
@@ -210,6 +267,15 @@ fn race_detector_war_atomics_and_async() {
         1,
     );
     let (k, t) = kernel(&waited);
+    assert!(run_with_races(&k, t).unwrap().1.is_empty());
+    // A copy issued after another warp's read of its word, with a barrier only before the
+    // wait: the copy may land right after its issue (WAR on the hardware), so the issue counts
+    // as a write in its barrier interval; a barrier before the issue orders the two.
+    let late = "target sm_90\nkernel @k() waves 2 {\n  %G = buffer global 256\n  %A = buffer workgroup 256\n  op \"ld\" read %A[63 - tid]\n  op \"c\" async write %A[tid], read %G[tid]\n  cp_async.commit\n  barrier\n  cp_async.wait 0\n}\n";
+    let (k, t) = kernel(late);
+    let races = run_with_races(&k, t).unwrap().1;
+    assert!(races.iter().any(|r| r.starts_with("WAR")), "{races:?}");
+    let (k, t) = kernel(&late.replace("  op \"c\"", "  barrier\n  op \"c\""));
     assert!(run_with_races(&k, t).unwrap().1.is_empty());
     // A copy read by another warp needs its wait and a barrier.
     let publish = "target sm_90\nkernel @k() waves 2 {\n  %G = buffer global 256\n  %A = buffer workgroup 256\n  op \"c\" async write %A[tid], read %G[tid]\n  cp_async.commit\n  cp_async.wait 0\n  op \"ld\" read %A[63 - tid]\n}\n";
