@@ -47,7 +47,7 @@ const NEWER_MAX: u8 = 72;
 const MAX_THREADS: u32 = 4096;
 const ANY_ROOT: u32 = u32::MAX;
 /// Contexts per program point before they are merged.
-const CTX_MAX: usize = 12;
+const CTX_MAX: usize = 6;
 /// Contexts kept apart by induction-variable residues alone (slot rings in nested loops).
 const CTX_MAX_RESIDUES: usize = 64;
 /// Inputs remembered per loop.
