@@ -284,3 +284,64 @@ fn race_detector_war_atomics_and_async() {
     let (k, t) = kernel(&publish.replace("  op \"ld\"", "  barrier\n  op \"ld\""));
     assert!(run_with_races(&k, t).unwrap().1.is_empty());
 }
+
+#[test]
+fn pattern_invariants_hold_for_every_shape() {
+    // For every workgroup shape: each instance's pattern is a permutation; a cooperative write
+    // never reaches a word `tid + 32 m` or `c - tid` (c = T - 1 + off, off a multiple of 32)
+    // through that word's own thread, nor a reversed read's word through the reader; the
+    // rotations are 2 * waves distinct values, one per step mod R; two different rotations
+    // put at least half of each warp's words in another warp; the reversal reaches another
+    // warp from every warp when there are 2 or more.
+    for wave in [32u32, 64] {
+        for waves in 1..=(1024 / wave) {
+            let t = waves * wave;
+            let r = rotations(t, wave);
+            assert_eq!(r, 2 * waves);
+            let rots: Vec<i64> = (0..r).map(|s| write_rotation(t, wave, s)).collect();
+            let mut sorted = rots.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), r as usize, "T = {t}");
+            assert_eq!(write_rotation(t, wave, r), rots[0]);
+            for &x in &rots {
+                assert!(x % 32 != 0 && x % 2 == 0, "T = {t}: {x}");
+            }
+            let a = read_offset(t, wave);
+            assert_eq!(a % 2, 1);
+            for s in 0..r {
+                let mut seen = vec![false; t as usize];
+                for tid in 0..t {
+                    let p = pattern_start(tid, t, wave, s, false);
+                    assert!(!seen[p as usize]);
+                    seen[p as usize] = true;
+                    for m in 0..(t / 32) as i64 {
+                        assert_ne!((tid as i64 + 32 * m) % t as i64, p, "T = {t}");
+                        assert_ne!((t as i64 - 1 + 32 * m - tid as i64).rem_euclid(t as i64), p);
+                    }
+                    assert_ne!(pattern_start(tid, t, wave, 0, true), p);
+                }
+                for s2 in 0..r {
+                    if s2 == s || waves == 1 {
+                        continue;
+                    }
+                    // Word p: written by tid under step s and by tid2 under step s2.
+                    let crossing = (0..t)
+                        .filter(|&tid| {
+                            let p = pattern_start(tid, t, wave, s, false);
+                            let tid2 = (p - write_rotation(t, wave, s2)).rem_euclid(t as i64);
+                            tid2 as u32 / wave != tid / wave
+                        })
+                        .count();
+                    assert!(crossing * 2 >= t as usize, "T = {t} steps {s} {s2}");
+                }
+            }
+            if waves >= 2 {
+                for w in 0..waves {
+                    assert!((w * wave..(w + 1) * wave)
+                        .any(|tid| { pattern_start(tid, t, wave, 0, true) as u32 / wave != w }));
+                }
+            }
+        }
+    }
+}
