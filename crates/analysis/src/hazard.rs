@@ -6,7 +6,7 @@
 //! index) which thread owns each address. Identical descriptors are interned, so dataflow
 //! states can be sets of small integers.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// A fast non-cryptographic hasher (FxHash) for the interning and memo tables: none of them
@@ -105,6 +105,54 @@ pub struct Desc {
     pub ivs: Vec<ValueId>,
     /// Step of each loop of `ivs`, in the same order.
     pub steps: Vec<i64>,
+    /// Where the access comes from, when some region is reached through a rotating loop
+    /// handle: the handle can then be bound to one iteration's value (see `Accesses::binds`).
+    pub bind: Option<Box<BindSrc>>,
+}
+
+/// A selector in hashable form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Sel {
+    Whole,
+    Bytes(u64, u64),
+    Index(AffineExpr),
+}
+
+impl Sel {
+    fn of(s: &Selector) -> Sel {
+        match s {
+            Selector::Whole => Sel::Whole,
+            Selector::Bytes { lo, hi } => Sel::Bytes(*lo, *hi),
+            Selector::Index(e) => Sel::Index(e.clone()),
+        }
+    }
+    fn selector(&self) -> Selector {
+        match self {
+            Sel::Whole => Selector::Whole,
+            Sel::Bytes(lo, hi) => Selector::Bytes { lo: *lo, hi: *hi },
+            Sel::Index(e) => Selector::Index(e.clone()),
+        }
+    }
+}
+
+/// The memory value, selector and threads of an access through a rotating loop handle.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BindSrc {
+    pub value: ValueId,
+    pub sel: Sel,
+    pub threads: Option<(i64, i64)>,
+}
+
+/// A descriptor with the handles of one rotating loop bound to the values they have in one
+/// iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bind {
+    /// The loop.
+    pub lp: StmtId,
+    /// The descriptor in the loop's first iteration (handles = initial values).
+    pub first: u32,
+    /// In its last iteration, when the trip count is known and not 0 (else `u32::MAX`).
+    pub last: u32,
 }
 
 /// One static access: an effect of an op on workgroup memory.
@@ -123,6 +171,9 @@ pub struct Accesses {
     pub accesses: Vec<Access>,
     /// Access ids of each statement (indexed by statement index; ops only).
     pub by_stmt: Vec<Vec<u32>>,
+    /// Per descriptor with rotating-loop handles: its bound forms, one per loop (indexed by
+    /// descriptor; empty for the others and for the bound forms themselves).
+    pub binds: Vec<Vec<Bind>>,
 }
 
 impl Accesses {
@@ -153,12 +204,19 @@ impl Accesses {
         workers: usize,
         chunk: usize,
     ) -> Accesses {
+        let mut out = Self::collect_unbound(k, threads, workers, chunk);
+        out.bind_handles(k);
+        out
+    }
+
+    fn collect_unbound(k: &Kernel, threads: Option<u64>, workers: usize, chunk: usize) -> Accesses {
         let chunk = chunk.max(1);
+        let exact = exact_loops(k);
         // Each op with the threads that can run it: `if divergent tid < C` narrows them.
         let mut ops = Vec::new();
         ops_with_tids(k, k.body, syncopt_ir::expr::ALL_TIDS, &mut ops);
         let parts: Vec<Part> = if workers <= 1 || ops.len() < 2 * chunk {
-            vec![describe(k, threads, &ops)]
+            vec![describe(k, threads, &ops, &exact)]
         } else {
             let chunks: Vec<&[(StmtId, syncopt_ir::expr::TidRange)]> = ops.chunks(chunk).collect();
             let next = std::sync::atomic::AtomicUsize::new(0);
@@ -167,7 +225,7 @@ impl Accesses {
                 let work = || loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(c) = chunks.get(i) else { break };
-                    let part = describe(k, threads, c);
+                    let part = describe(k, threads, c, &exact);
                     if let Ok(mut d) = done.lock() {
                         d.push((i, part));
                     }
@@ -185,7 +243,7 @@ impl Accesses {
             done.sort_by_key(|x| x.0);
             if done.len() != chunks.len() {
                 // A worker failed (it cannot): one pass instead.
-                vec![describe(k, threads, &ops)]
+                vec![describe(k, threads, &ops, &exact)]
             } else {
                 done.into_iter().map(|x| x.1).collect()
             }
@@ -232,6 +290,94 @@ impl Accesses {
         out
     }
 
+    /// Adds the bound forms of every descriptor reached through rotating loop handles: with
+    /// the loop's handles fixed to their values in its first iteration (the initial values)
+    /// and, when the trip count `T` is known, in its last one (rotation by `T - 1`). Bound
+    /// forms are interned like the others (their own handles of other loops stay unbound).
+    fn bind_handles(&mut self, k: &Kernel) {
+        self.binds = vec![Vec::new(); self.descs.len()];
+        if !self.descs.iter().any(|d| d.bind.is_some()) {
+            return;
+        }
+        let mut intern: FxMap<Desc, u32> = self
+            .descs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.clone(), i as u32))
+            .collect();
+        // One resolver per (loop, iteration): its memo holds values under that binding.
+        let exact = exact_loops(k);
+        let mut fixed: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        let n = self.descs.len();
+        for d in 0..n {
+            let Some(src) = self.descs[d].bind.clone() else {
+                continue;
+            };
+            let mut loops: Vec<StmtId> = self.descs[d]
+                .regions
+                .iter()
+                .filter_map(|r| r.handle.map(|h| h.0))
+                .collect();
+            loops.sort();
+            loops.dedup();
+            let mode = self.descs[d].mode;
+            for lp in loops {
+                let last_iter = exact.get(&lp).and_then(|t| t.checked_sub(1));
+                let mut ids = [u32::MAX; 2];
+                for (slot, it) in [(0usize, Some(0u64)), (1, last_iter)] {
+                    let Some(it) = it else { continue };
+                    let r = fixed.entry((lp, it)).or_insert_with(|| {
+                        let mut r = Resolver::new(k, &exact);
+                        r.fix = Some((lp, it));
+                        r
+                    });
+                    let regions = r.regions(src.value);
+                    if regions.is_empty() || r.unbound {
+                        r.unbound = false;
+                        continue;
+                    }
+                    let desc = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
+                    ids[slot] = match intern.get(&desc) {
+                        Some(&id) => id,
+                        None => {
+                            let id = self.descs.len() as u32;
+                            self.descs.push(desc.clone());
+                            self.binds.push(Vec::new());
+                            intern.insert(desc, id);
+                            id
+                        }
+                    };
+                }
+                if ids != [u32::MAX; 2] {
+                    self.binds[d].push(Bind {
+                        lp,
+                        first: if ids[0] == u32::MAX { d as u32 } else { ids[0] },
+                        last: ids[1],
+                    });
+                }
+            }
+        }
+    }
+
+    /// `d` in the first iteration of loop `lp` (`d` itself when it has no handle of `lp`).
+    #[inline]
+    pub fn first_bound(&self, d: u32, lp: StmtId) -> u32 {
+        match self.binds.get(d as usize) {
+            Some(b) if !b.is_empty() => b.iter().find(|x| x.lp == lp).map_or(d, |x| x.first),
+            _ => d,
+        }
+    }
+
+    /// `d` in the last iteration of loop `lp`, when it has handles of `lp` and the trip count
+    /// is known.
+    #[inline]
+    pub fn last_bound(&self, d: u32, lp: StmtId) -> Option<u32> {
+        let b = self.binds.get(d as usize)?;
+        b.iter()
+            .find(|x| x.lp == lp && x.last != u32::MAX)
+            .map(|x| x.last)
+    }
+
     /// Whether an instance of `a` and a later instance of `b` may conflict. `a_carried` says
     /// how `a` relates to the iterations of the loops its addresses depend on: 0, the same
     /// iteration as `b`; 1, exactly one iteration earlier of its only such loop; 2, unknown.
@@ -269,8 +415,9 @@ fn describe(
     k: &Kernel,
     threads: Option<u64>,
     ops: &[(StmtId, syncopt_ir::expr::TidRange)],
+    exact: &BTreeMap<StmtId, u64>,
 ) -> Part {
-    let mut r = Resolver::new(k);
+    let mut r = Resolver::new(k, exact);
     let mut out = Part {
         descs: Vec::new(),
         accesses: Vec::with_capacity(ops.len()),
@@ -312,7 +459,14 @@ fn describe(
                     let id = if regions.is_empty() {
                         u32::MAX
                     } else {
-                        let desc = make_desc(k, mode, regions, &e.mem.sel, th);
+                        let mut desc = make_desc(k, mode, regions, &e.mem.sel, th);
+                        if desc.regions.iter().any(|r| r.handle.is_some()) {
+                            desc.bind = Some(Box::new(BindSrc {
+                                value: e.mem.value,
+                                sel: Sel::of(&e.mem.sel),
+                                threads: th,
+                            }));
+                        }
                         match intern.get(&desc) {
                             Some(&id) => id,
                             None => {
@@ -461,6 +615,7 @@ fn make_desc(
         owner,
         ivs,
         steps,
+        bind: None,
     }
 }
 
@@ -477,6 +632,11 @@ fn narrow(r: &mut Region, lo: u64, hi: u64) {
         }
         _ => {}
     }
+}
+
+/// Whether two regions may share a byte.
+fn regions_overlap(r1: &Region, r2: &Region) -> bool {
+    r1.root == r2.root && overlap(r1.range, r2.range)
 }
 
 fn overlap(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> bool {
@@ -535,7 +695,7 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
     };
     for r1 in &a.regions {
         for r2 in &b.regions {
-            if r1.root != r2.root || !overlap(r1.range, r2.range) {
+            if !regions_overlap(r1, r2) {
                 continue;
             }
             if let (Some((l1, h1, _)), Some((l2, h2, next2))) = (r1.handle, r2.handle) {
@@ -578,7 +738,7 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
 fn conservative(a: &Desc, b: &Desc) -> bool {
     for r1 in &a.regions {
         for r2 in &b.regions {
-            if r1.root != r2.root || !overlap(r1.range, r2.range) {
+            if !regions_overlap(r1, r2) {
                 continue;
             }
             if a.ivs.is_empty() && b.ivs.is_empty() {
@@ -600,16 +760,22 @@ type Rotation = (Vec<Vec<usize>>, Vec<usize>);
 /// Resolves memory values to the regions of workgroup alias classes they may denote.
 struct Resolver<'k> {
     k: &'k Kernel,
+    /// Loops with iter args whose trip count binds their handles exactly (`exact_loops`).
+    exact: &'k BTreeMap<StmtId, u64>,
     class: Vec<u32>,
     memo: FxMap<ValueId, Vec<Region>>,
     busy: Vec<ValueId>,
     /// Set when a result was cut short by a cycle of handles (and so may not be memoized).
     cut: bool,
     rotations: FxMap<StmtId, Option<Rotation>>,
+    /// Handles of loop `.0` bound to their values in iteration `.1`.
+    fix: Option<(StmtId, u64)>,
+    /// Set when the fixed loop's handles could not be bound (they do not rotate).
+    unbound: bool,
 }
 
 impl<'k> Resolver<'k> {
-    fn new(k: &'k Kernel) -> Self {
+    fn new(k: &'k Kernel, exact: &'k BTreeMap<StmtId, u64>) -> Self {
         let n = k.buffers.len();
         let mut parent: Vec<u32> = (0..n as u32).collect();
         fn find(p: &mut [u32], x: u32) -> u32 {
@@ -636,11 +802,14 @@ impl<'k> Resolver<'k> {
         let class = (0..n as u32).map(|i| find(&mut parent, i)).collect();
         Resolver {
             k,
+            exact,
             class,
             memo: FxMap::default(),
             busy: Vec::new(),
             cut: false,
             rotations: FxMap::default(),
+            fix: None,
+            unbound: false,
         }
     }
 
@@ -727,7 +896,22 @@ impl<'k> Resolver<'k> {
             }
             ValueKind::IterArg { stmt, index } => {
                 let mut out = Vec::new();
-                if let StmtKind::For(f) = &k.stmts[stmt].kind {
+                let fixed = self.fix.and_then(|(l, it)| (l == stmt).then_some(it));
+                if let (StmtKind::For(f), Some(it)) = (&k.stmts[stmt].kind, fixed) {
+                    // In iteration `it` handle `index` holds initial value number
+                    // `orbit[it mod period]`.
+                    match self.rotation(stmt, f) {
+                        Some((orbit_of, _)) => {
+                            let orbit = &orbit_of[index];
+                            let m = orbit[(it % orbit.len() as u64) as usize];
+                            for mut r in self.regions(f.iter_args[m].1) {
+                                r.slot = None;
+                                out.push(r);
+                            }
+                        }
+                        None => self.unbound = true,
+                    }
+                } else if let StmtKind::For(f) = &k.stmts[stmt].kind {
                     match self.rotation(stmt, f) {
                         Some((orbit_of, sigma_of)) => {
                             // The handle takes the initial values of its orbit in turn.
@@ -758,7 +942,24 @@ impl<'k> Resolver<'k> {
             }
             ValueKind::Result { stmt, index } => {
                 let mut out = Vec::new();
+                let rot = match &k.stmts[stmt].kind {
+                    StmtKind::For(f) => self
+                        .exact
+                        .get(&stmt)
+                        .copied()
+                        .and_then(|t| self.rotation(stmt, f).map(|r| (t, r))),
+                    _ => None,
+                };
                 match &k.stmts[stmt].kind {
+                    StmtKind::For(f) if rot.is_some() && index < f.iter_args.len() => {
+                        // Known trips `T`: result `index` is the value handle `index` would
+                        // have in iteration `T` (rotation by `T`; the initial value if 0).
+                        if let Some((t, (orbit_of, _))) = &rot {
+                            let orbit = &orbit_of[index];
+                            let m = orbit[(t % orbit.len() as u64) as usize];
+                            out.extend(self.regions(f.iter_args[m].1));
+                        }
+                    }
                     StmtKind::For(f) => {
                         if let Some((_, init)) = f.iter_args.get(index) {
                             out.extend(self.regions(*init));
@@ -842,7 +1043,7 @@ impl Resolver<'_> {
             for b in a + 1..n {
                 for r1 in &inits[a] {
                     for r2 in &inits[b] {
-                        if r1.root == r2.root && overlap(r1.range, r2.range) {
+                        if regions_overlap(r1, r2) {
                             return None;
                         }
                     }
@@ -862,6 +1063,62 @@ impl Resolver<'_> {
             .collect();
         Some((orbits, sigma))
     }
+}
+
+/// Loops with two or more iter args whose handles are bound exactly by their trip count, with
+/// that count: a constant lower bound and a known trip count of at most 8, or of at most 64
+/// when the induction variable indexes nothing and decides no condition. The verifier runs
+/// exactly those loops iteration by iteration; elsewhere it joins the handles' values, and a
+/// binding it cannot see would leave races it reports.
+fn exact_loops(k: &Kernel) -> BTreeMap<StmtId, u64> {
+    let mut out = BTreeMap::new();
+    let cands: Vec<(StmtId, ValueId, u64)> = k
+        .stmts
+        .iter()
+        .filter_map(|(s, d)| match &d.kind {
+            StmtKind::For(f)
+                if f.iter_args.len() >= 2 && matches!(f.lo, syncopt_ir::Bound::Const(_)) =>
+            {
+                f.trips().exact().filter(|&n| n <= 64).map(|n| (s, f.iv, n))
+            }
+            _ => None,
+        })
+        .collect();
+    if cands.is_empty() {
+        return out;
+    }
+    let mut used: Vec<ValueId> = Vec::new();
+    let mut note = |e: &AffineExpr| {
+        for (v, _) in &e.terms {
+            if let Var::Value(v) = v {
+                used.push(*v);
+            }
+        }
+    };
+    for view in k.views.values() {
+        if let ViewKind::Slot { index, .. } = &view.kind {
+            note(index);
+        }
+    }
+    k.walk(&mut |_, d| match &d.kind {
+        StmtKind::Op(op) => {
+            for e in &op.effects {
+                if let Selector::Index(x) = &e.mem.sel {
+                    note(x);
+                }
+            }
+        }
+        StmtKind::If(i) => note(&i.cond.expr),
+        _ => {}
+    });
+    used.sort();
+    used.dedup();
+    for (s, iv, n) in cands {
+        if n <= 8 || used.binary_search(&iv).is_err() {
+            out.insert(s, n);
+        }
+    }
+    out
 }
 
 fn buffer_of(k: &Kernel, v: ValueId) -> Option<BufferId> {

@@ -77,6 +77,9 @@ struct Key {
     /// Iteration distance class of the access (see `Accesses::conflict`).
     carried: u8,
     tag: u32,
+    /// Pending since before the entry of the innermost loop around the current point, which
+    /// is still in its first iteration: that loop's handles are their initial values for it.
+    first: bool,
 }
 
 /// Pending accesses: key -> (newest stamp, newest access with that key).
@@ -210,7 +213,10 @@ impl State {
         let mut h1: u64 = 0xcbf2_9ce4_8422_2325;
         let mut h2: u64 = 0x9e37_79b9_7f4a_7c15;
         for k in self.m.keys() {
-            let x = ((k.desc as u64) << 8) | k.carried as u64 | ((k.tag as u64) << 40);
+            let x = ((k.desc as u64) << 8)
+                | k.carried as u64
+                | ((k.tag as u64) << 40)
+                | ((k.first as u64) << 7);
             h1 = (h1 ^ x).wrapping_mul(0x0000_0100_0000_01b3);
             h2 = (h2.rotate_left(5) ^ x).wrapping_mul(0xff51_afd7_ed55_8ccd);
         }
@@ -220,18 +226,57 @@ impl State {
     /// `self.join(&c)` where `c` is `o` after `c.carry(acc, iv, false)`, without the copy.
     fn join_carried(&mut self, o: &State, acc: &Accesses, iv: ValueId) {
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
-        if !o.m.keys().any(|k| k.carried < 2 && dep(k)) {
+        if !o.m.keys().any(|k| (k.carried < 2 && dep(k)) || k.first) {
             self.join(o);
             return;
         }
         for (k, &(s, a)) in &o.m {
             let mut k = *k;
+            k.first = false;
             if dep(&k) {
                 let only = acc.descs[k.desc as usize].ivs.len() == 1;
                 k.carried = if only && k.carried == 0 { 1 } else { 2 };
             }
             self.insert(k, s, a);
         }
+    }
+
+    /// Marks every pending access as older than the entry of the loop about to run.
+    fn enter_loop(&self) -> State {
+        let mut out = State {
+            m: VecMap {
+                v: buffer(self.m.len() + 8),
+            },
+        };
+        for (k, &(s, a)) in &self.m {
+            out.insert(Key { first: true, ..*k }, s, a);
+        }
+        out
+    }
+
+    /// Out of loop `lp` after its last iteration: the accesses of that iteration through the
+    /// loop's handles are bound to the values the handles had in it (known trip count); no
+    /// access is older than an entry any more.
+    fn leave_loop(&mut self, acc: &Accesses, no_bind: &[bool], lp: Option<StmtId>) {
+        let bind = |k: &Key| {
+            if let (0, Some(lp), false) = (k.carried, lp, no_bind[k.desc as usize]) {
+                acc.last_bound(k.desc, lp)
+            } else {
+                None
+            }
+        };
+        if !self.m.keys().any(|k| k.first || bind(k).is_some()) {
+            return;
+        }
+        let old = self.m.take();
+        for &(mut k, (s, a)) in &old {
+            k.first = false;
+            if let Some(d) = bind(&k) {
+                k.desc = d;
+            }
+            self.insert(k, s, a);
+        }
+        recycle(old);
     }
 
     fn strict_subset(&self, o: &State) -> bool {
@@ -283,6 +328,13 @@ struct Ctx<'k> {
     flat: Vec<bool>,
     /// No split barrier (signal/wait) in the input: no stamp outside a state is ever compared.
     no_marks: bool,
+    /// Per block: the innermost loop around it (`u32::MAX`: none).
+    inner_loop: Vec<u32>,
+    /// Per descriptor: some async copy writes through it. Such a producer is never compared
+    /// with handles bound to one iteration: async-waits, which must see a barrier between an
+    /// async copy and its readers in other waves, compares it with every value the handles
+    /// take, and would warn where the bound comparison placed no barrier.
+    async_desc: Vec<bool>,
 }
 
 impl<'k> Ctx<'k> {
@@ -359,6 +411,8 @@ impl<'k> Ctx<'k> {
             dead,
             dmask,
             flat,
+            inner_loop: Vec::new(),
+            async_desc: Vec::new(),
             no_marks: !k.stmts.iter().any(|(_, d)| {
                 matches!(
                     d.kind,
@@ -416,6 +470,16 @@ impl<'k> Ctx<'k> {
         }
         c.allowed = allowed;
         c.stage_loop = stage_loop;
+        c.inner_loop = inner_loops(k);
+        let mut async_desc = vec![false; c.acc.descs.len()];
+        for a in &c.acc.accesses {
+            if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
+                if op.asynchronous.is_some() {
+                    async_desc[a.desc as usize] = true;
+                }
+            }
+        }
+        c.async_desc = async_desc;
         c.summary = summary;
         c
     }
@@ -494,6 +558,21 @@ impl<'k> Ctx<'k> {
             return false;
         }
         self.acc.conflict(a, a_carried, b)
+    }
+
+    /// `conflict` for a pending key and an access of block `b`: a key older than the entry of
+    /// the innermost loop around `b` meets that loop's first iteration.
+    #[inline]
+    fn conflict_key(&self, k: &Key, b: BlockId, d: u32) -> bool {
+        let d = if k.first && !self.async_desc[k.desc as usize] {
+            match self.inner_loop[b.index()] {
+                u32::MAX => d,
+                lp => self.acc.first_bound(d, StmtId::new(lp as usize)),
+            }
+        } else {
+            d
+        };
+        self.conflict(k.desc, k.carried, d)
     }
 
     fn point(&self, b: BlockId, i: usize) -> usize {
@@ -825,7 +904,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             for &a in ids {
                 let d = c.desc(a);
                 for (k, v) in &st.m {
-                    if c.conflict(k.desc, k.carried, d) {
+                    if c.conflict_key(k, b, d) {
                         self.hits.push((k.tag, v.1, a));
                     }
                 }
@@ -834,7 +913,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             let mut oldest = None;
             'outer: for (k, v) in &st.m {
                 for &a in ids {
-                    if c.conflict(k.desc, k.carried, c.desc(a)) {
+                    if c.conflict_key(k, b, c.desc(a)) {
                         oldest = Some(oldest.map_or(v.0, |o: u32| o.min(v.0)));
                         if c.allowed[b.index()] {
                             break 'outer;
@@ -860,6 +939,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     desc: c.desc(a),
                     carried: 0,
                     tag: NONE,
+                    first: false,
                 },
                 stamp,
                 a,
@@ -1058,6 +1138,7 @@ impl<'c, 'k> Sim<'c, 'k> {
     }
 
     fn run_loop(&mut self, f: &ForData, entry: State) -> State {
+        let entry = entry.enter_loop();
         let t = f.trips();
         let repeat = t.max.is_none_or(|m| m >= 2);
         let sv = self.save();
@@ -1134,9 +1215,13 @@ impl<'c, 'k> Sim<'c, 'k> {
             self.traces.push(t);
         }
         let mut exit = out;
+        exit.leave_loop(acc, &self.c.async_desc, self.c.k.blocks[f.body].parent);
         exit.carry(acc, f.iv, true);
         if t.min == 0 {
-            exit.join(&entry);
+            // The entry state, not an iteration's: nothing to bind.
+            let mut e = entry;
+            e.leave_loop(acc, &self.c.async_desc, None);
+            exit.join(&e);
         }
         (exit, inp)
     }
@@ -1213,6 +1298,26 @@ impl<'c, 'k> Sim<'c, 'k> {
         }
         out
     }
+}
+
+/// The innermost loop around each block (`u32::MAX`: none).
+fn inner_loops(k: &Kernel) -> Vec<u32> {
+    let mut out = vec![u32::MAX; k.blocks.len()];
+    let mut stack = vec![(k.body, u32::MAX)];
+    while let Some((b, lp)) = stack.pop() {
+        out[b.index()] = lp;
+        for &s in &k.blocks[b].stmts {
+            match &k.stmts[s].kind {
+                StmtKind::For(f) => stack.push((f.body, s.index() as u32)),
+                kind => {
+                    for c in kind.child_blocks() {
+                        stack.push((c, lp));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether the condition of `d` is always false / always true: it depends on one induction

@@ -1,0 +1,297 @@
+//! Minimality: no inserted barrier may be redundant (removing any one of them must make the
+//! verifier reject the kernel). Regression kernels with rotating loop handles and known trip
+//! counts, where the last iteration's handles (and the loop results) are exact; and an
+//! ignored campaign that counts the removable barriers of random kernels
+//! (`cargo test --release -p syncopt-barriers --test minimal -- --ignored --nocapture`).
+
+use syncopt_analysis::InsertOptions;
+use syncopt_barriers::testing::{candidate_points, unordered};
+use syncopt_gen::{generate, GenOptions};
+use syncopt_ir::{parse, Kernel, StmtKind, SyncOp};
+use syncopt_targets::Target;
+
+fn kernel_of(src: &str) -> Kernel {
+    parse(src).expect("kernel parses").chunks[0].kernels[0].clone()
+}
+
+/// The async-waits pass runs after us in the pipeline; a re-parsed copy drops removed
+/// statements from every table.
+fn finish(k: &Kernel, t: Target, opts: &InsertOptions) -> Kernel {
+    let mut k = kernel_of(&syncopt_ir::print_kernel(k));
+    syncopt_async_waits::run(&mut k, t, opts);
+    k
+}
+
+/// The inserted barriers, as groups removed together (a split pair is one barrier).
+fn barrier_groups(k: &Kernel) -> Vec<Vec<syncopt_ir::StmtId>> {
+    let mut groups = Vec::new();
+    for (_, b) in k.blocks.iter() {
+        let mut open: Vec<(i32, syncopt_ir::StmtId)> = Vec::new();
+        for &s in &b.stmts {
+            let d = &k.stmts[s];
+            if !d.inserted {
+                continue;
+            }
+            match &d.kind {
+                StmtKind::Sync(SyncOp::Barrier { .. }) => groups.push(vec![s]),
+                StmtKind::Sync(SyncOp::Signal { id }) => open.push((*id, s)),
+                StmtKind::Sync(SyncOp::Wait { id }) => {
+                    if let Some(pos) = open.iter().rposition(|o| o.0 == *id) {
+                        let (_, sig) = open.remove(pos);
+                        groups.push(vec![sig, s]);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    groups
+}
+
+/// Inserts into `k`; asserts the output verifies; returns (inserted barriers, removable ones
+/// with the kernel text without each).
+fn insert_and_remove(k: &Kernel, t: Target, opts: &InsertOptions) -> (usize, Vec<String>) {
+    let mut ours = k.clone();
+    let rep = syncopt_barriers::run(&mut ours, t, opts);
+    assert!(!rep.has_errors(), "{t:?}: {:?}", rep.diagnostics);
+    let vr = syncopt_verify::verify(&finish(&ours, t, opts), t);
+    assert!(
+        vr.is_ok(),
+        "{t:?}: verifier rejects\n{}\n{:#?}",
+        syncopt_ir::print_kernel(&ours),
+        vr.diagnostics
+    );
+    let groups = barrier_groups(&ours);
+    let mut redundant = Vec::new();
+    for g in &groups {
+        let mut less = ours.clone();
+        for s in g {
+            less.remove_stmt(*s);
+        }
+        if syncopt_verify::verify(&finish(&less, t, opts), t).is_ok() {
+            redundant.push(syncopt_ir::print_kernel(&less));
+        }
+    }
+    (groups.len(), redundant)
+}
+
+fn assert_minimal(src: &str, t: Target, min_barriers: usize) {
+    let k = kernel_of(src);
+    let (n, redundant) = insert_and_remove(&k, t, &InsertOptions::default());
+    assert!(
+        redundant.is_empty(),
+        "{t:?}: {} of {n} barriers redundant; first kernel without one:\n{}",
+        redundant.len(),
+        redundant[0]
+    );
+    assert!(n >= min_barriers, "{t:?}: only {n} barriers inserted");
+}
+
+/// crates/emit/bench/stencil_sm_90.sk: the inner loop swaps its tiles 4 times, so its last
+/// sweep wrote %T0[tid + 1], which `store_tile` reads from the same thread: no barrier after
+/// the loop.
+const STENCIL: &str = r#"target sm_90
+
+kernel @stencil(%n = 4) waves 8 {
+  %G = buffer global 1048576
+  %T0 = buffer workgroup 1040
+  %T1 = buffer workgroup 1040
+  for %t = 0 to %n {
+    op "load_tile" async write %T0[tid + 1], read %G[tid + 256 * %t]
+    op "halo_left" async write %T0[0:4], read %G[0:4]
+    op "halo_right" async write %T0[1028:1040], read %G[0:12]
+    for %s = 0 to 4 iter(%src = %T0, %dst = %T1) {
+      op "sweep" read %src[tid], read %src[tid + 1], read %src[tid + 2], write %dst[tid + 1]
+      yield %dst, %src
+    }
+    op "store_tile" read %T0[tid + 1]
+  }
+}
+"#;
+
+#[test]
+fn stencil_even_swaps_no_barrier_after_loop() {
+    assert_minimal(STENCIL, Target::Sm90, 1);
+    let k = kernel_of(STENCIL);
+    let mut ours = k.clone();
+    syncopt_barriers::run(&mut ours, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&ours);
+    // The only barrier is the one in the sweep loop (the loop's end and the store need none).
+    assert_eq!(text.matches("barrier").count(), 1, "{text}");
+}
+
+/// An odd number of swaps: the last sweep wrote %T1, which other threads read next outer
+/// iteration... and `store_tile` reads %T0[tid + 1] that the last sweep read at other threads'
+/// words: the barrier after the loop stays (and must be needed).
+#[test]
+fn stencil_odd_swaps_keeps_needed_barrier() {
+    let src = STENCIL.replace("for %s = 0 to 4", "for %s = 0 to 3");
+    let k = kernel_of(&src);
+    let (n, redundant) = insert_and_remove(&k, Target::Sm90, &InsertOptions::default());
+    assert!(redundant.is_empty(), "{}", redundant.join("\n----\n"));
+    assert!(n >= 2, "odd swaps need a barrier after the loop: {n}");
+}
+
+/// sm_80 seed 148 of the verify campaign, minimized: a 16-trip inner loop swapping its
+/// handles; after it the last iteration's pending read is of %A0, and the next outer
+/// iteration's first inner iteration writes %A2 (the init of %h4).
+const SEED148: &str = r#"target sm_80
+
+kernel @seed148(%c = 1) waves 16 {
+  %A0 = buffer workgroup 6144
+  %A2 = buffer workgroup 6144
+  %G = buffer global 1048576
+  for %i1 = 0 to 16 step 4 {
+    for %i2 = 0 to 16 iter(%h3 = %A0, %h4 = %A2) {
+      op "cp_async" async write %h4, read %G
+      op "ds_read" read %h3
+      op "ld_shared" read %h4
+      yield %h4, %h3
+    }
+  }
+}
+"#;
+
+#[test]
+fn seed148_swapped_handles_no_barrier_after_inner_loop() {
+    assert_minimal(SEED148, Target::Sm80, 1);
+    for t in [Target::Gfx950, Target::Sm90, Target::Gfx1250] {
+        let src = SEED148.replace("target sm_80", &format!("target {}", t.name()));
+        assert_minimal(&src, t, 1);
+    }
+}
+
+/// An odd trip count: the last iteration read %A2 through %h4, which the next outer
+/// iteration's first inner iteration writes: that barrier is needed.
+#[test]
+fn seed148_odd_trips_minimal() {
+    let src = SEED148.replace("for %i2 = 0 to 16", "for %i2 = 0 to 15");
+    assert_minimal(&src, Target::Sm80, 1);
+}
+
+/// Loop results bound exactly: `%r0` is the buffer the last iteration wrote through `%h1`
+/// (the init of `%h0` after an even number of swaps), read after the loop by the same threads.
+#[test]
+fn loop_results_bound_by_trip_count() {
+    for trips in [2, 3, 4, 5] {
+        let src = format!(
+            r#"target gfx950
+
+kernel @res() waves 4 {{
+  %X = buffer workgroup 1024
+  %Y = buffer workgroup 1024
+  %r0, %r1 = for %i = 0 to {trips} iter(%h0 = %X, %h1 = %Y) {{
+    op "w" write %h1[tid]
+    op "r" read %h0[tid + 1]
+    yield %h1, %h0
+  }}
+  op "after" read %r0[tid]
+  op "after2" write %r1[tid + 1]
+}}
+"#
+        );
+        assert_minimal(&src, Target::Gfx950, 1);
+    }
+}
+
+fn has_unfixable(k: &Kernel, t: Target) -> bool {
+    let bar = SyncOp::Barrier {
+        id: 0,
+        fence: true,
+        threads: None,
+    };
+    let mut all = k.clone();
+    all.insert_syncs(
+        candidate_points(k, t)
+            .into_iter()
+            .map(|p| (p, bar.clone()))
+            .collect(),
+    );
+    !unordered(&all, t).is_empty()
+}
+
+/// Counts the removable barriers over the verify campaign's kernels (400 seeds, every GPU
+/// target, named barriers where the target has them). Reports, asserts only soundness.
+#[test]
+#[ignore]
+fn count_removable_barriers() {
+    let seeds: u64 = std::env::var("SYNCOPT_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400);
+    let (mut total, mut removable) = (0, 0);
+    for seed in 0..seeds {
+        for &t in Target::GPUS {
+            for named in [false, true] {
+                if named && !matches!(t, Target::Gfx1250 | Target::Sm90) {
+                    continue;
+                }
+                let src = generate(&GenOptions {
+                    ops: 3 + (seed % 12) as usize,
+                    seed,
+                    target: t,
+                    executable: false,
+                });
+                let k = kernel_of(&src);
+                if has_unfixable(&k, t) {
+                    continue;
+                }
+                let opts = InsertOptions {
+                    named_barriers: named,
+                    ..InsertOptions::default()
+                };
+                let (n, red) = insert_and_remove(&k, t, &opts);
+                total += n;
+                removable += red.len();
+                if !red.is_empty() && std::env::var("SYNCOPT_SHOW").is_ok() {
+                    eprintln!("{t:?} named={named} seed {seed}: {} removable", red.len());
+                }
+            }
+        }
+    }
+    eprintln!("{removable} of {total} inserted barriers removable ({seeds} seeds)");
+}
+
+/// Larger kernels (40 statements, the async-waits pipeline campaign's): every output verifies.
+/// `SYNCOPT_SEEDS` sets the number of seeds (default 2000).
+#[test]
+#[ignore]
+fn large_generated_kernels_verify() {
+    let seeds: u64 = std::env::var("SYNCOPT_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000);
+    let targets = [
+        Target::Gfx950,
+        Target::Gfx942,
+        Target::Gfx1200,
+        Target::Gfx1250,
+        Target::Sm80,
+        Target::Sm90,
+    ];
+    let mut bad = Vec::new();
+    for seed in 0..seeds {
+        let t = targets[(seed % targets.len() as u64) as usize];
+        let src = generate(&GenOptions {
+            ops: 40,
+            seed,
+            target: t,
+            executable: false,
+        });
+        let k = kernel_of(&src);
+        if has_unfixable(&k, t) {
+            continue;
+        }
+        let opts = InsertOptions::default();
+        let mut ours = k.clone();
+        let rep = syncopt_barriers::run(&mut ours, t, &opts);
+        if rep.has_errors() {
+            continue;
+        }
+        if !syncopt_verify::verify(&finish(&ours, t, &opts), t).is_ok() {
+            eprintln!("seed {seed} ({t:?}): rejected");
+            bad.push(seed);
+        }
+    }
+    assert!(bad.is_empty(), "rejected: {bad:?}");
+}
