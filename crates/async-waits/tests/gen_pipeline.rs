@@ -25,12 +25,16 @@ fn generated_kernels_verify_and_waits_are_maximal() {
     let (mut checked, mut waits, mut raised, mut others) = (0, 0, 0, 0);
     let mut failures: Vec<String> = Vec::new();
     // Waits whose N + 1 still verifies: the analysis is exact for buffers, views, slots and
-    // loop handles, resolves `%x = if ... yield` per branch for copies in flight on one branch
-    // only, decides conditions on the induction variables of exactly unrolled loops, and bounds
-    // `tid`-indexed words by the workgroup size; it still joins paths where the verifier, path
-    // by path, sees no need for a wait (results of an `if` when the copy is in flight on both
-    // branches, handles of nested loops, slot residues). Bounded at 1.25%, not zero (measured:
-    // 1.1% here, 1.2% with SYNCOPT_LONG; 3.3% and 2.8% before).
+    // loop handles (nested loops too: inits that are disjoint handles of an enclosing loop, exits
+    // and results of exactly counted loops, handles yielded to themselves, copies into part of
+    // an init), resolves `%x = if ... yield` per branch for copies in flight on one branch only,
+    // decides conditions on the induction variables of exactly unrolled loops and `if`s nested
+    // in one with the same `mod` condition, and bounds `tid`-indexed words by the workgroup
+    // size. None on these seeds (was 1.1%); with SYNCOPT_LONG 0.76% of 8,073 (was 1.2%), all
+    // joins the verifier does not make: conditions on the residues of induction variables of
+    // loops with unknown trip counts (decided per residue by the verifier), handles of an
+    // enclosing loop seen from an inner loop's first iteration, `if` results in flight on both
+    // branches. Allowed: 0 here, 0.8% with SYNCOPT_LONG.
     let mut not_max: Vec<String> = Vec::new();
     for seed in 0..seeds {
         let target = targets[(seed % targets.len() as u64) as usize];
@@ -121,10 +125,14 @@ fn generated_kernels_verify_and_waits_are_maximal() {
         }
     }
     assert!(
-        not_max.len() * 80 <= raised,
+        if long {
+            not_max.len() * 125 <= raised
+        } else {
+            not_max.is_empty()
+        },
         "{} of {raised} raised waits still verify; first:\n{}",
         not_max.len(),
-        not_max[0]
+        not_max.first().map_or("", |s| s.as_str())
     );
     assert!(
         failures.is_empty(),
