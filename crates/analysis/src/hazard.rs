@@ -84,6 +84,10 @@ pub struct Region {
     /// two different handles of that loop never denote the same memory.
     /// `(loop, handle index, index of the handle it takes next iteration from)`.
     pub handle: Option<(StmtId, usize, usize)>,
+    /// For a buffer that `aliases` another (no known offset in its class): the buffer and the
+    /// bytes of it the access may touch (views and byte ranges only). Two accesses to
+    /// disjoint bytes of the same such buffer never overlap, wherever the buffer lies.
+    pub local: Option<(u32, u64, u64)>,
 }
 
 /// Per-thread ownership: thread `tid` touches the 4-byte word at `base + 4 * expr(tid)`.
@@ -564,6 +568,8 @@ fn make_desc(
                 let (x0, x1) = (c + a * lo_t, c + a * hi_t);
                 let (w0, w1) = (x0.min(x1), x0.max(x1));
                 for r in &mut regions {
+                    // The verifier does not bound the words of an aliasing buffer by thread.
+                    r.local = None;
                     if w0 >= 0 && w1 < (u64::MAX / 8) as i128 {
                         narrow(r, 4 * w0 as u64, 4 * w1 as u64 + 4);
                     }
@@ -630,13 +636,26 @@ fn narrow(r: &mut Region, lo: u64, hi: u64) {
             let nhi = a.saturating_add(hi).min(b).max(nlo);
             r.range = Some((nlo, nhi));
         }
+        (None, None) => {
+            if let Some((buf, a, b)) = r.local {
+                let nlo = a.saturating_add(lo).min(b);
+                let nhi = a.saturating_add(hi).min(b).max(nlo);
+                r.local = Some((buf, nlo, nhi));
+            }
+        }
         _ => {}
     }
 }
 
 /// Whether two regions may share a byte.
 fn regions_overlap(r1: &Region, r2: &Region) -> bool {
-    r1.root == r2.root && overlap(r1.range, r2.range)
+    if r1.root != r2.root || !overlap(r1.range, r2.range) {
+        return false;
+    }
+    match (r1.local, r2.local) {
+        (Some((b1, l1, h1)), Some((b2, l2, h2))) if b1 == b2 => l1 < h2 && l2 < h1,
+        _ => true,
+    }
 }
 
 fn overlap(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> bool {
@@ -825,12 +844,14 @@ impl<'k> Resolver<'k> {
                 range: Some((0, d.size)),
                 slot: None,
                 handle: None,
+                local: None,
             }],
             Placement::Aliases(_) => vec![Region {
                 root,
                 range: None,
                 slot: None,
                 handle: None,
+                local: Some((b.index() as u32, 0, d.size)),
             }],
             Placement::At { base, offset } => {
                 let base_r = buffer_of(self.k, base)
@@ -848,6 +869,7 @@ impl<'k> Resolver<'k> {
                     range: start.map(|s| (s, s.saturating_add(d.size))),
                     slot: None,
                     handle: None,
+                    local: None,
                 }]
             }
         }
