@@ -929,6 +929,31 @@ impl<'a> Analysis<'a> {
     }
 
     fn enter_place(&mut self, lp: StmtId, p: u32) -> u32 {
+        let q = self.enter_place_via(lp, p);
+        // The handles whose inits these bytes do not touch are apart from them in the first
+        // iteration.
+        let StmtKind::For(f) = &self.k.stmts[lp].kind else {
+            return q;
+        };
+        let orig = self.places[p as usize].clone();
+        let mut apart = Vec::new();
+        for &(arg, init) in &f.iter_args {
+            let ip = self.mem.value_place(self.k, init);
+            if self.mem.overlap_k(self.k, &orig, &ip) == Conflict::None {
+                apart.push(arg);
+            }
+        }
+        if apart.is_empty() {
+            return q;
+        }
+        let mut place = self.places[q as usize].clone();
+        place.apart.extend(apart);
+        place.apart.sort();
+        place.apart.dedup();
+        self.intern(place)
+    }
+
+    fn enter_place_via(&mut self, lp: StmtId, p: u32) -> u32 {
         let StmtKind::For(f) = &self.k.stmts[lp].kind else {
             return p;
         };
@@ -1001,6 +1026,7 @@ impl<'a> Analysis<'a> {
             base: crate::place::Base::Handle(arg),
             region: crate::place::Region::Range(x - a, y - a),
             via: None,
+            apart: Vec::new(),
         }));
         Some(q)
     }

@@ -52,6 +52,10 @@ pub struct Place {
     /// accesses through handles (a copy into `%A` before `for iter(%cur = %A, ...)` is `%cur`
     /// in the first iteration, `%nxt` in the second, ...), while `base` keeps where it is.
     pub via: Option<Box<Place>>,
+    /// Handles of the enclosing loops' current frames that these bytes are known not to
+    /// touch (sorted): a copy issued before a loop into none of its inits is not what its
+    /// handles name in the first iteration, and the yield carries that on.
+    pub apart: Vec<ValueId>,
 }
 
 /// How two accesses may interfere.
@@ -339,6 +343,7 @@ impl Memory {
             base: Base::Unknown(self.roots[idx(v)].iter().copied().collect()),
             region: Region::Range(0, u64::MAX),
             via: None,
+            apart: Vec::new(),
         }
     }
 
@@ -388,12 +393,14 @@ impl Memory {
                     base: Base::Root(r),
                     region: Region::Range(off, off.saturating_add(k.buffers[b].size)),
                     via: None,
+                    apart: Vec::new(),
                 }
             }
             ValueKind::IterArg { .. } => Place {
                 base: Base::Handle(v),
                 region: Region::Range(0, u64::MAX),
                 via: None,
+                apart: Vec::new(),
             },
             ValueKind::Result { stmt, index } => match self.result_init(k, stmt, index) {
                 Some(init) => self.value_place_depth(k, init, depth + 1, guard),
@@ -435,6 +442,7 @@ impl Memory {
                     base: inner.base,
                     region,
                     via: None,
+                    apart: Vec::new(),
                 }
             }
             _ => self.unknown(v),
@@ -514,6 +522,7 @@ impl Memory {
             base: p.base,
             region,
             via: None,
+            apart: Vec::new(),
         }
     }
 
@@ -566,6 +575,16 @@ impl Memory {
 
     /// Like `overlap`, with the kernel at hand to see which loop binds each handle.
     pub fn overlap_k(&self, k: &Kernel, p: &Place, q: &Place) -> Conflict {
+        if let Base::Handle(h) = &q.base {
+            if p.apart.binary_search(h).is_ok() {
+                return Conflict::None;
+            }
+        }
+        if let Base::Handle(h) = &p.base {
+            if q.apart.binary_search(h).is_ok() {
+                return Conflict::None;
+            }
+        }
         if let (Some(v), Base::Handle(_)) = (&p.via, &q.base) {
             return self.overlap_k(k, v, q);
         }
@@ -663,10 +682,27 @@ impl Memory {
             Region::Word { lo, index } if index.coef(iv) != 0 => Region::Range(*lo, u64::MAX),
             r => r.clone(),
         };
+        // Handle j of the next frame is what the yield passes as j: apart from these bytes
+        // when that is a handle they were apart from.
+        let mut apart: Vec<ValueId> = p
+            .apart
+            .iter()
+            .copied()
+            .filter(|h| !is_arg_of(k, *h, lp))
+            .collect();
+        let yields = &k.blocks[f.body].yields;
+        for (j, &(arg, _)) in f.iter_args.iter().enumerate() {
+            if yields.get(j).is_some_and(|y| p.apart.contains(y)) {
+                apart.push(arg);
+            }
+        }
+        apart.sort();
+        apart.dedup();
         Place {
             base,
             region,
             via: None,
+            apart,
         }
     }
 
@@ -694,9 +730,13 @@ impl Memory {
         };
         if let Base::Handle(h) = &p.base {
             if is_arg_of(k, *h, lp) {
-                return self
-                    .handle_at_exit(k, lp, f, *h, &p.region)
-                    .unwrap_or_else(|| self.degrade(p));
+                return match self.handle_at_exit(k, lp, f, *h, &p.region) {
+                    Some(mut q) => {
+                        q.apart = apart_outside(k, lp, &p.apart);
+                        q
+                    }
+                    None => self.degrade(p),
+                };
             }
         }
         let iv = Var::Value(f.iv);
@@ -749,6 +789,7 @@ impl Memory {
             base: p.base.clone(),
             region,
             via: None,
+            apart: apart_outside(k, lp, &p.apart),
         }
     }
 
@@ -819,6 +860,7 @@ impl Memory {
             base: init.base,
             region,
             via: None,
+            apart: Vec::new(),
         })
     }
 
@@ -835,8 +877,18 @@ impl Memory {
             base: Base::Unknown(roots.into_iter().collect()),
             region: Region::Range(0, u64::MAX),
             via: None,
+            apart: Vec::new(),
         }
     }
+}
+
+/// The handles of `apart` that are not loop `lp`'s (those end with it).
+fn apart_outside(k: &Kernel, lp: StmtId, apart: &[ValueId]) -> Vec<ValueId> {
+    apart
+        .iter()
+        .copied()
+        .filter(|h| !is_arg_of(k, *h, lp))
+        .collect()
 }
 
 fn is_arg_of(k: &Kernel, h: ValueId, lp: syncopt_ir::StmtId) -> bool {
@@ -951,6 +1003,7 @@ impl Memory {
                         fixed: fixed.or(Some(index.constant)),
                     },
                     via: None,
+                    apart: Vec::new(),
                 }
             }
             _ => p.clone(),

@@ -268,3 +268,50 @@ fn copy_into_part_of_a_handles_init_is_seen_through_that_handle() {
         ],
     );
 }
+
+const APART: &str = "target gfx950
+kernel @k(%n) {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %C = buffer workgroup 1024
+  %G = buffer global 1048576
+  for %i = 0 to %n iter(%h1 = %A, %h2 = %B) {
+    barrier
+    op \"gather_to_lds\" async write %h2, read %G
+    op \"ds_write\" write %h1
+    for %j = 0 to %n min 1 max 16 iter(%h6 = %B, %h7 = %C) {
+      barrier
+      op \"gather_to_lds\" async write %h7, read %G
+      barrier
+      op \"ds_write_b128\" write %h2
+      yield %h7, %h6
+    }
+    yield %h2, %h1
+  }
+}
+";
+/// The copy into the outer `%h2` (`%A` or `%B`) is in flight when the inner loop starts; its first
+/// iteration writes `%h7`, which is `%C` there: no wait at the inner loop's first barrier.
+#[test]
+fn copy_before_an_inner_loop_into_none_of_its_inits_is_apart_from_their_handles() {
+    check(
+        APART,
+        &[
+            "for %i = 0 to %n iter(%h1 = %A, %h2 = %B) {",
+            "barrier",
+            "op \"gather_to_lds\" async write %h2, read %G",
+            "op \"ds_write\" write %h1",
+            "for %j = 0 to %n min 1 max 16 iter(%h6 = %B, %h7 = %C) {",
+            "barrier",
+            "op \"gather_to_lds\" async write %h7, read %G",
+            "wait vmcnt(0)",
+            "barrier",
+            "op \"ds_write_b128\" write %h2",
+            "yield %h7, %h6",
+            "}",
+            "yield %h2, %h1",
+            "}",
+            "}",
+        ],
+    );
+}
