@@ -118,24 +118,27 @@ fn removal_races(seed: u64, next: &str, expect: usize) {
 #[test]
 fn gen_34_whole_buffer_write_next_iteration() {
     // Line 15 of the 06:29 run's insert output: `barrier` before `ld_3`. Without it
-    // `ds_write_4 write %B` of outer iterations 0 and 1 meet when the inner loop runs zero
-    // times (n = 0): steps 4 and 5 rotate by 72 and 88 words (T = 128), so lanes 0..15 of
-    // warp w write what lanes 16..31 of warp w - 1 wrote.
+    // `ds_write_4 write %B` (op ordinal 3: ordinals count from 0) of outer iterations 0 and
+    // 1 meet when the inner loop runs zero times (n = 0): steps 3 and 4 rotate by 56 and 72
+    // words (T = 128, 8 rotations), so in iteration 1 lanes 16..31 of warp w overwrite the
+    // words that lanes 0..15 of warp w + 1 wrote in iteration 0.
     removal_races(34, "op \"ld_3\"", 1);
 }
 
 #[test]
 fn gen_96_whole_buffer_write_same_slot_later() {
-    // Line 23: `barrier` before `ds_write_9 write %w1`, 8 warps: the same slot two outer
-    // iterations later, steps differ by 2: rotations by 32 words apart (16 rotations).
+    // Line 23: `barrier` before `ds_write_9 write %w1` (ordinal 8), 8 warps: the same slot
+    // two outer iterations later, steps 8 + i and 8 + i + 2: rotations 32 words (a warp)
+    // apart (16 rotations), so every word's two writers are in different warps.
     removal_races(96, "op \"ds_write_9\"", 3);
 }
 
 #[test]
 fn gen_27_two_ops_with_two_warps() {
-    // Line 12: `barrier` between `ds_write_1 write %B` and `ds_write_3 write %B`, 2 warps:
-    // steps 1 and 3 rotate by 24 and 56 (4 rotations; the old model had 2, and ops 1 and 3
-    // shared one), so each word's two writers are 32 threads apart: different warps.
+    // Line 12: `barrier` between `ds_write_1 write %B` and `ds_write_3 write %B` (ordinals 0
+    // and 2), 2 warps: steps 0 and 2 rotate by 8 and 40 (4 rotations; the old model had 2,
+    // `ordinal mod 2`, and the two ops shared one), so each word's two writers are 32 threads
+    // apart: different warps.
     removal_races(27, "op \"ds_write_3\"", 0);
 }
 
@@ -154,8 +157,9 @@ fn gen_16_is_no_race_while_both_loops_share_n() {
     // verify's WAW path needs the inner loop `%i2 = 0 to %n` (whose body has a barrier) to run
     // zero times while the outer loop runs twice: impossible, both run %n times. So no
     // execution races, whatever the model (the analysis does not relate the two trip
-    // counts). With the inner loop's bound made 0, the model shows the race: ds_write_2 of
-    // iterations 0 and 2 (same slot) rotate by 24 and 40 words (steps 2 and 4).
+    // counts). With the inner loop's bound made 0, the model shows the race: ds_write_2
+    // (ordinal 1) of iterations 0 and 2 (same slot) rotate by 24 and 56 words (steps 1 and 3,
+    // 8 rotations with 4 warps): a warp apart.
     let text = inserted(16);
     let (removed, _) = remove_barrier_before(&text, "op \"ds_write_2\"");
     assert_eq!(racing_sets(&removed), Vec::<usize>::new(), "{removed}");
