@@ -1020,6 +1020,11 @@ impl<'k> Checker<'k> {
             self.states += st.len();
             st = self.stmt(s, env, st);
             st = self.drop_dead(s, st);
+            if b == self.k.body {
+                // No loop inside a finished top-level statement runs again: its memo is
+                // only memory.
+                self.memo.clear();
+            }
             if st.len() > self.ctx_max {
                 st = self.widen(st);
             }
