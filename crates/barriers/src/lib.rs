@@ -328,8 +328,11 @@ struct Ctx<'k> {
     flat: Vec<bool>,
     /// No split barrier (signal/wait) in the input: no stamp outside a state is ever compared.
     no_marks: bool,
-    /// Per block: the innermost loop around it (`u32::MAX`: none).
+    /// Per block: the innermost loop around it whose handles have bound forms (`u32::MAX`:
+    /// none). Only such loops mark the accesses pending at their entry.
     inner_loop: Vec<u32>,
+    /// Per statement: a loop whose handles have bound forms (`Accesses::binds`).
+    loop_binds: Vec<bool>,
     /// Per descriptor: some async copy writes through it. Such a producer is never compared
     /// with handles bound to one iteration: async-waits, which must see a barrier between an
     /// async copy and its readers in other waves, compares it with every value the handles
@@ -412,6 +415,7 @@ impl<'k> Ctx<'k> {
             dmask,
             flat,
             inner_loop: Vec::new(),
+            loop_binds: Vec::new(),
             async_desc: Vec::new(),
             no_marks: !k.stmts.iter().any(|(_, d)| {
                 matches!(
@@ -470,7 +474,12 @@ impl<'k> Ctx<'k> {
         }
         c.allowed = allowed;
         c.stage_loop = stage_loop;
-        c.inner_loop = inner_loops(k);
+        let mut loop_binds = vec![false; k.stmts.len()];
+        for b in c.acc.binds.iter().flatten() {
+            loop_binds[b.lp.index()] = true;
+        }
+        c.inner_loop = inner_loops(k, &loop_binds);
+        c.loop_binds = loop_binds;
         let mut async_desc = vec![false; c.acc.descs.len()];
         for a in &c.acc.accesses {
             if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
@@ -573,6 +582,12 @@ impl<'k> Ctx<'k> {
             d
         };
         self.conflict(k.desc, k.carried, d)
+    }
+
+    fn binds_loop(&self, f: &ForData) -> bool {
+        self.k.blocks[f.body]
+            .parent
+            .is_some_and(|l| self.loop_binds[l.index()])
     }
 
     fn point(&self, b: BlockId, i: usize) -> usize {
@@ -1138,7 +1153,11 @@ impl<'c, 'k> Sim<'c, 'k> {
     }
 
     fn run_loop(&mut self, f: &ForData, entry: State) -> State {
-        let entry = entry.enter_loop();
+        let entry = if self.c.binds_loop(f) {
+            entry.enter_loop()
+        } else {
+            entry
+        };
         let t = f.trips();
         let repeat = t.max.is_none_or(|m| m >= 2);
         let sv = self.save();
@@ -1215,12 +1234,19 @@ impl<'c, 'k> Sim<'c, 'k> {
             self.traces.push(t);
         }
         let mut exit = out;
-        exit.leave_loop(acc, &self.c.async_desc, self.c.k.blocks[f.body].parent);
+        // A loop without bound handles leaves the marks of the loop around it as they are
+        // (it neither set nor needs them; that loop is still in its first iteration).
+        let bound = self.c.binds_loop(f);
+        if bound {
+            exit.leave_loop(acc, &self.c.async_desc, self.c.k.blocks[f.body].parent);
+        }
         exit.carry(acc, f.iv, true);
         if t.min == 0 {
-            // The entry state, not an iteration's: nothing to bind.
             let mut e = entry;
-            e.leave_loop(acc, &self.c.async_desc, None);
+            if bound {
+                // The entry state, not an iteration's: nothing to bind.
+                e.leave_loop(acc, &self.c.async_desc, None);
+            }
             exit.join(&e);
         }
         (exit, inp)
@@ -1300,15 +1326,15 @@ impl<'c, 'k> Sim<'c, 'k> {
     }
 }
 
-/// The innermost loop around each block (`u32::MAX`: none).
-fn inner_loops(k: &Kernel) -> Vec<u32> {
+/// The innermost loop around each block among those marked in `binds` (`u32::MAX`: none).
+fn inner_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
     let mut out = vec![u32::MAX; k.blocks.len()];
     let mut stack = vec![(k.body, u32::MAX)];
     while let Some((b, lp)) = stack.pop() {
         out[b.index()] = lp;
         for &s in &k.blocks[b].stmts {
             match &k.stmts[s].kind {
-                StmtKind::For(f) => stack.push((f.body, s.index() as u32)),
+                StmtKind::For(f) if binds[s.index()] => stack.push((f.body, s.index() as u32)),
                 kind => {
                     for c in kind.child_blocks() {
                         stack.push((c, lp));
