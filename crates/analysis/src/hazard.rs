@@ -68,6 +68,9 @@ pub struct SlotInfo {
     pub size: u64,
     pub count: u32,
     pub index: AffineExpr,
+    /// The bytes of the slot the access may touch, relative to the slot's start (the whole
+    /// slot unless a byte range or thread-bounded words narrow it).
+    pub inner: (u64, u64),
 }
 
 /// Bytes of one alias class an access may touch.
@@ -628,8 +631,13 @@ fn make_desc(
 fn narrow(r: &mut Region, lo: u64, hi: u64) {
     match (r.range, r.slot.take()) {
         // A sub-range of a slot stays in the slotted range; the slot test is kept only when
-        // the sub-range fits one slot (the byte offset within the slot is dropped).
-        (Some(_), Some(s)) if hi <= s.size => r.slot = Some(s),
+        // the sub-range fits one slot, which then records the bytes it touches.
+        (Some(_), Some(mut s)) if s.inner.0.saturating_add(hi) <= s.size => {
+            let nlo = s.inner.0.saturating_add(lo).min(s.inner.1);
+            let nhi = s.inner.0.saturating_add(hi).min(s.inner.1).max(nlo);
+            s.inner = (nlo, nhi);
+            r.slot = Some(s);
+        }
         (Some(_), Some(_)) => {}
         (Some((a, b)), None) => {
             let nlo = a.saturating_add(lo).min(b);
@@ -651,6 +659,17 @@ fn narrow(r: &mut Region, lo: u64, hi: u64) {
 fn regions_overlap(r1: &Region, r2: &Region) -> bool {
     if r1.root != r2.root || !overlap(r1.range, r2.range) {
         return false;
+    }
+    // Disjoint bytes within equal slots of one slotted range: whatever the two slot indices,
+    // they never share a byte.
+    if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
+        if s1.lo == s2.lo
+            && s1.size == s2.size
+            && s1.count == s2.count
+            && !(s1.inner.0 < s2.inner.1 && s2.inner.0 < s1.inner.1)
+        {
+            return false;
+        }
     }
     match (r1.local, r2.local) {
         (Some((b1, l1, h1)), Some((b2, l2, h2))) if b1 == b2 => l1 < h2 && l2 < h1,
@@ -907,6 +926,7 @@ impl<'k> Resolver<'k> {
                                     size,
                                     count: c,
                                     index: index.clone(),
+                                    inner: (0, size),
                                 });
                             } else {
                                 r.slot = None;
