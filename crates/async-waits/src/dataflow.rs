@@ -487,6 +487,13 @@ pub struct Analysis<'a> {
     /// Per induction variable, the period of the residue the verifier tracks (the lcm of the
     /// moduli it appears under in slot indices and conditions, up to 64).
     iv_mod: BTreeMap<syncopt_ir::ValueId, i64>,
+    /// Handles of the exactly unrolled loops around the current point, with the value each is
+    /// in the iteration being analysed (innermost last).
+    frame: Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>,
+    frame_id: u32,
+    frame_ids: HashMap<Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>, u32>,
+    /// Effect places resolved in a frame: (op, effect index, frame id) -> place.
+    framed: HashMap<(StmtId, usize, u32), u32>,
 }
 
 /// Loops are unrolled exactly (no join) for at most this many iterations when the input states
@@ -524,6 +531,10 @@ impl<'a> Analysis<'a> {
             env: BTreeMap::new(),
             facts: Vec::new(),
             iv_mod: iv_periods(k),
+            frame: Vec::new(),
+            frame_id: 0,
+            frame_ids: HashMap::default(),
+            framed: HashMap::default(),
         };
         k.walk(&mut |_, d| {
             if let StmtKind::If(i) = &d.kind {
@@ -800,10 +811,17 @@ impl<'a> Analysis<'a> {
         }
         let back = trips.max.is_none_or(|m| m >= 2);
         let mut m = trips.min;
+        let mut perm = self.frame_perm(s, trips);
         if self.evals > EVAL_BUDGET {
             m = m.min(1);
             pin = None;
+            perm = None;
         }
+        let inits: Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)> = match &self.k.stmts[s].kind {
+            StmtKind::For(f) => f.iter_args.clone(),
+            _ => Vec::new(),
+        };
+        let depth = self.frame.len();
         let mut exits: Option<State> = if trips.min == 0 {
             Some(s0.clone())
         } else {
@@ -823,7 +841,26 @@ impl<'a> Analysis<'a> {
                 }
                 None => {}
             }
+            let framed = match &perm {
+                Some(p) if k <= m => {
+                    // Handle j in iteration k is the init of perm^(k-1)(j).
+                    for (j, &(arg, _)) in inits.iter().enumerate() {
+                        let mut x = j;
+                        for _ in 1..k {
+                            x = p[x];
+                        }
+                        self.frame.push((arg, inits[x].1));
+                    }
+                    self.set_frame_id();
+                    true
+                }
+                _ => false,
+            };
             let raw = self.block(body, cur.clone());
+            if framed {
+                self.frame.truncate(depth);
+                self.set_frame_id();
+            }
             if k >= m {
                 let ex = self.exit(s, &raw);
                 join_opt(&mut exits, &ex);
@@ -839,7 +876,7 @@ impl<'a> Analysis<'a> {
                     break;
                 }
                 cur = j;
-            } else if (next == cur && pin.is_none()) || k >= MAX_EXACT {
+            } else if (next == cur && pin.is_none() && perm.is_none()) || k >= MAX_EXACT {
                 // Every later iteration repeats this one (or the budget ran out: from here on
                 // join instead, which only lowers counts).
                 let ex = self.exit(s, &raw);
@@ -1091,6 +1128,55 @@ impl<'a> Analysis<'a> {
         id
     }
 
+    /// The place of effect `i` of op `s` in the current frame.
+    fn effect_framed(&mut self, s: StmtId, i: usize) -> u32 {
+        let base = self.op_info(s).map_or(0, |o| o.effects[i].1);
+        if let Some(&p) = self.framed.get(&(s, i, self.frame_id)) {
+            return p;
+        }
+        let k = self.k;
+        let Some(&ei) = self.raw.get(s.index()).and_then(|r| r.get(i)) else {
+            return base;
+        };
+        let StmtKind::Op(op) = &k.stmts[s].kind else {
+            return base;
+        };
+        let Some(e) = op.effects.get(ei as usize) else {
+            return base;
+        };
+        let p = self
+            .mem
+            .effect_place_full(k, e.mem.value, &e.mem.sel, None, &self.frame);
+        let id = self.intern(p);
+        self.framed.insert((s, i, self.frame_id), id);
+        id
+    }
+
+    fn set_frame_id(&mut self) {
+        let n = self.frame_ids.len() as u32;
+        self.frame_id = *self.frame_ids.entry(self.frame.clone()).or_insert(n);
+    }
+
+    /// For a loop run exactly (a known trip count up to 8) whose yield passes handles on:
+    /// per handle, the index of the handle it is in the next iteration's frame.
+    fn frame_perm(&self, lp: StmtId, trips: syncopt_ir::Trips) -> Option<Vec<usize>> {
+        let StmtKind::For(f) = &self.k.stmts[lp].kind else {
+            return None;
+        };
+        if f.iter_args.is_empty() || trips.max != Some(trips.min) || trips.min > 8 {
+            return None;
+        }
+        let args: Vec<syncopt_ir::ValueId> = f.iter_args.iter().map(|a| a.0).collect();
+        let yields = &self.k.blocks[f.body].yields;
+        if yields.len() != args.len() {
+            return None;
+        }
+        yields
+            .iter()
+            .map(|y| args.iter().position(|a| a == y))
+            .collect::<Option<Vec<_>>>()
+    }
+
     /// The worst conflict between a copy of `kind` into place `p` and op `s`'s effects, on the
     /// paths guard `g` names.
     fn worst(&mut self, s: StmtId, info: &OpInfo, p: u32, kind: AccessKind, g: Guard) -> Conflict {
@@ -1103,7 +1189,19 @@ impl<'a> Analysis<'a> {
                 None => base,
                 g => self.effect_under(s, i, g),
             };
-            match self.conflict(p, xp) {
+            let mut c = self.conflict(p, xp);
+            if c != Conflict::None && g.is_none() && !self.frame.is_empty() {
+                // In an exactly unrolled iteration the handles are known values; both
+                // answers bound the real overlap, so the smaller one holds.
+                let fp = self.effect_framed(s, i);
+                if fp != xp {
+                    let c2 = self.conflict(p, fp);
+                    if rank(c2) < rank(c) {
+                        c = c2;
+                    }
+                }
+            }
+            match c {
                 Conflict::CrossThread => return Conflict::CrossThread,
                 // Even a later async op of the same wave on the same counter needs the wait:
                 // the verifier does not take completion order as write order.
@@ -1422,4 +1520,13 @@ fn iv_periods(k: &Kernel) -> BTreeMap<syncopt_ir::ValueId, i64> {
         }
     });
     out
+}
+
+/// Conflicts from weakest to strongest.
+fn rank(c: Conflict) -> u8 {
+    match c {
+        Conflict::None => 0,
+        Conflict::SameThread => 1,
+        Conflict::CrossThread => 2,
+    }
 }

@@ -349,7 +349,7 @@ impl Memory {
 
     /// The place a whole memory value names, in the current frame.
     pub fn value_place(&self, k: &Kernel, v: ValueId) -> Place {
-        self.value_place_depth(k, v, 0, None)
+        self.value_place_depth(k, v, 0, None, &[])
     }
 
     /// The yielded value that result `v` of `if` statement `g.0` takes on branch `g.1` (0: then,
@@ -379,12 +379,13 @@ impl Memory {
         v: ValueId,
         depth: u32,
         guard: Option<(StmtId, u8)>,
+        frame: &[(ValueId, ValueId)],
     ) -> Place {
         if depth > 32 {
             return self.unknown(v);
         }
         if let Some(y) = Self::branch_value(k, v, guard) {
-            return self.value_place_depth(k, y, depth + 1, guard);
+            return self.value_place_depth(k, y, depth + 1, guard, frame);
         }
         match k.values[v].kind {
             ValueKind::Buffer(b) => {
@@ -396,6 +397,10 @@ impl Memory {
                     apart: Vec::new(),
                 }
             }
+            ValueKind::IterArg { .. } if frame.iter().any(|f| f.0 == v) => {
+                let init = frame.iter().rev().find(|f| f.0 == v).map_or(v, |f| f.1);
+                self.value_place_depth(k, init, depth + 1, guard, frame)
+            }
             ValueKind::IterArg { .. } => Place {
                 base: Base::Handle(v),
                 region: Region::Range(0, u64::MAX),
@@ -403,12 +408,12 @@ impl Memory {
                 apart: Vec::new(),
             },
             ValueKind::Result { stmt, index } => match self.result_init(k, stmt, index) {
-                Some(init) => self.value_place_depth(k, init, depth + 1, guard),
+                Some(init) => self.value_place_depth(k, init, depth + 1, guard, frame),
                 None => self.unknown(v),
             },
             ValueKind::View(view) => {
                 let data = &k.views[view];
-                let inner = self.value_place_depth(k, data.base, depth + 1, guard);
+                let inner = self.value_place_depth(k, data.base, depth + 1, guard, frame);
                 let Region::Range(a, b) = inner.region else {
                     return self.unknown(v);
                 };
@@ -495,7 +500,20 @@ impl Memory {
         sel: &Selector,
         guard: Option<(StmtId, u8)>,
     ) -> Place {
-        let p = self.value_place_depth(k, v, 0, guard);
+        self.effect_place_full(k, v, sel, guard, &[])
+    }
+
+    /// The place an effect touches in an iteration of exactly unrolled loops whose handles
+    /// are known values: `frame` maps each such handle to the value it is there.
+    pub fn effect_place_full(
+        &self,
+        k: &Kernel,
+        v: ValueId,
+        sel: &Selector,
+        guard: Option<(StmtId, u8)>,
+        frame: &[(ValueId, ValueId)],
+    ) -> Place {
+        let p = self.value_place_depth(k, v, 0, guard, frame);
         if matches!(p.base, Base::Unknown(_)) {
             return p;
         }

@@ -315,3 +315,49 @@ fn copy_before_an_inner_loop_into_none_of_its_inits_is_apart_from_their_handles(
         ],
     );
 }
+
+const FRAME: &str = "target gfx950
+kernel @k() {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %C = buffer workgroup 1024
+  %G = buffer global 1048576
+  for %i = 0 to 4 iter(%h1 = %A, %h2 = %B) {
+    if uniform %i mod 2 == 0 {
+      op \"gather_to_lds\" async write %B, read %G
+      op \"gather_to_lds\" async write %C, read %G
+      barrier
+      op \"ds_read\" read %h1
+      barrier
+      op \"ds_read\" read %B
+    }
+    barrier
+    yield %h2, %h1
+  }
+}
+";
+/// Four exact trips, the `if` runs in the first and third, where `%h1` is `%A`: reading it needs
+/// no wait for the copy into `%B` (the next barrier's wait does that for the read of `%B`).
+#[test]
+fn handles_of_an_exactly_unrolled_loop_are_known_in_each_iteration() {
+    check(
+        FRAME,
+        &[
+            "for %i = 0 to 4 iter(%h1 = %A, %h2 = %B) {",
+            "if uniform %i mod 2 == 0 {",
+            "op \"gather_to_lds\" async write %B, read %G",
+            "op \"gather_to_lds\" async write %C, read %G",
+            "barrier",
+            "op \"ds_read\" read %h1",
+            "wait vmcnt(1)",
+            "barrier",
+            "op \"ds_read\" read %B",
+            "}",
+            "wait vmcnt(0)",
+            "barrier",
+            "yield %h2, %h1",
+            "}",
+            "}",
+        ],
+    );
+}
