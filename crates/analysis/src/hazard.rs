@@ -98,6 +98,9 @@ pub struct Region {
 pub struct Owner {
     pub base: u64,
     pub expr: AffineExpr,
+    /// The threads `[lo, hi)` that can run the access, when the workgroup size is known and
+    /// the index depends on `tid` alone (see `same_wave_only`).
+    pub tids: Option<(i64, i64)>,
 }
 
 /// An interned access descriptor.
@@ -391,6 +394,14 @@ impl Accesses {
     pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
         desc_conflict(&self.descs[a as usize], a_carried, &self.descs[b as usize])
     }
+
+    /// `conflict` between two different waves of `wave` threads: not when every pair of
+    /// threads touching a common byte lies in one wave (`same_wave_only`). For barriers only:
+    /// a wave's own later access to an async copy's bytes still needs a counter wait.
+    pub fn conflict_across_waves(&self, a: u32, a_carried: u8, b: u32, wave: u64) -> bool {
+        self.conflict(a, a_carried, b)
+            && !same_wave_only(&self.descs[a as usize], &self.descs[b as usize], wave)
+    }
 }
 
 fn sel_hash(sel: &Selector) -> u64 {
@@ -557,9 +568,11 @@ fn make_desc(
                 ..
             }] = regions.as_slice()
             {
+                let tid_only = e.terms.iter().all(|(v, _)| *v == Var::Tid);
                 owner = Some(Owner {
                     base: *lo,
                     expr: e.clone(),
+                    tids: threads.filter(|_| tid_only),
                 });
             }
             // Words touched when the index depends on `tid` alone: [min, max] over threads.
@@ -706,6 +719,55 @@ fn owners_exclude(o1: &Owner, o2: &Owner, shift: i64) -> bool {
     for k in [q - 1, q, q + 1, q + 2] {
         if k != 0 && (step * k - diff).abs() < 4 {
             return false;
+        }
+    }
+    true
+}
+
+/// Threads a workgroup may have for `same_wave_only` to look at each of them.
+const MAX_LANE_THREADS: i64 = 4096;
+
+/// Whether every pair of threads of two accesses that touch a common byte lies in one and the
+/// same wave of `wave` threads (a wave sees its own accesses in order: no barrier between
+/// them). Both indices depend on `tid` alone, so the answer holds at any iteration distance.
+/// `false` when unknown.
+pub fn same_wave_only(a: &Desc, b: &Desc, wave: u64) -> bool {
+    let (Some(o1), Some(o2)) = (&a.owner, &b.owner) else {
+        return false;
+    };
+    let (Some((x0, x1)), Some((y0, y1))) = (o1.tids, o2.tids) else {
+        return false;
+    };
+    if wave == 0 || x1 - x0 > MAX_LANE_THREADS || y1 - y0 > MAX_LANE_THREADS {
+        return false;
+    }
+    let ws = wave.min(i64::MAX as u64) as i64;
+    let (x0, y0) = (x0.max(0), y0.max(0));
+    let (a1, c1) = (o1.expr.coef(Var::Tid) as i128, o1.expr.constant as i128);
+    let (a2, c2) = (o2.expr.coef(Var::Tid) as i128, o2.expr.constant as i128);
+    let addr2 = |t: i64| o2.base as i128 + 4 * (a2 * t as i128 + c2);
+    for t in x0..x1 {
+        let p1 = o1.base as i128 + 4 * (a1 * t as i128 + c1);
+        if a2 == 0 {
+            // One word for every thread of b: another wave among them shares it.
+            let apart = (addr2(y0) - p1).abs() >= 4;
+            let in_t_wave = y0 / ws == t / ws && (y1 - 1) / ws == t / ws;
+            if !apart && y0 < y1 && !in_t_wave {
+                return false;
+            }
+            continue;
+        }
+        // Threads t2 whose word starts within 4 bytes of p1: around (p1 - addr2(0)) / 4a2.
+        let q = (p1 - addr2(0)).div_euclid(4 * a2);
+        for d in -1..=2 {
+            let t2 = q + d;
+            if t2 < y0 as i128 || t2 >= y1 as i128 {
+                continue;
+            }
+            let t2 = t2 as i64;
+            if (addr2(t2) - p1).abs() < 4 && t2 / ws != t / ws {
+                return false;
+            }
         }
     }
     true

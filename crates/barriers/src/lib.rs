@@ -338,6 +338,8 @@ struct Ctx<'k> {
     /// async copy and its readers in other waves, compares it with every value the handles
     /// take, and would warn where the bound comparison placed no barrier.
     async_desc: Vec<bool>,
+    /// Threads per wave: accesses that only meet within one wave need no barrier.
+    wave: u64,
 }
 
 impl<'k> Ctx<'k> {
@@ -417,6 +419,7 @@ impl<'k> Ctx<'k> {
             inner_loop: Vec::new(),
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
+            wave: info.wave_size as u64,
             no_marks: !k.stmts.iter().any(|(_, d)| {
                 matches!(
                     d.kind,
@@ -566,7 +569,7 @@ impl<'k> Ctx<'k> {
         if ma & mb == 0 || !(wa || wb) {
             return false;
         }
-        self.acc.conflict(a, a_carried, b)
+        self.acc.conflict_across_waves(a, a_carried, b, self.wave)
     }
 
     /// `conflict` for a pending key and an access of block `b`: a key older than the entry of

@@ -255,6 +255,136 @@ fn slot_disjoint_words_need_no_barrier() {
     assert!(!text[a..b].contains("barrier"), "{text}");
 }
 
+/// `gen --executable` seeds 19 and 67 on sm_90 (the GPU run), minimized: 128 threads; thread
+/// `t` writes word `255 - t` and reads word `t + 32`. The words both touch (128..160) are
+/// written by threads 96..127 and read by threads 127..96: every such pair lies in warp 3,
+/// which sees its own accesses in order, so no barrier between "st_1" and "ld_2". The mirror
+/// `127 - t` of "st_4" crosses warps (thread 0 and 127): the barriers around it stay.
+const SAME_WARP_MIRROR: &str = r#"target sm_90
+
+kernel @same_warp_mirror() waves 4 {
+  %B = buffer workgroup 1024
+  op "st_1" write %B[-tid + 255]
+  op "ld_2" read %B[tid + 32]
+  op "ld_3" read %B[tid]
+  op "st_4" write %B[-tid + 127]
+  op "ld_5" read %B[tid]
+}
+"#;
+
+fn between(text: &str, a: &str, b: &str) -> bool {
+    let x = text.find(&format!("op \"{a}\"")).unwrap_or(0);
+    let y = text.find(&format!("op \"{b}\"")).unwrap_or(0);
+    text[x.min(y)..y].contains("barrier")
+}
+
+#[test]
+fn same_warp_pairs_need_no_barrier() {
+    assert_minimal(SAME_WARP_MIRROR, Target::Sm90, 2);
+    let mut k = kernel_of(SAME_WARP_MIRROR);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!between(&text, "st_1", "ld_2"), "{text}");
+    assert!(between(&text, "ld_2", "st_4"), "{text}");
+    assert!(between(&text, "st_4", "ld_5"), "{text}");
+}
+
+/// Thread `t` writes word `t`, then reads word `63 - t`: with 128 threads, each pair lies in
+/// one 64-wide wave (gfx942, 2 waves: no barrier) but in two 32-wide warps (sm_90, 4 warps:
+/// the barrier is needed, and the verifier rejects the kernel without it).
+#[test]
+fn same_wave_depends_on_wave_size() {
+    let src = |t: Target, waves: u32| {
+        format!(
+            r#"target {}
+
+kernel @halves() waves {waves} {{
+  %B = buffer workgroup 512
+  op "st_1" write %B[tid]
+  op "ld_2" read %B[-tid + 63]
+}}
+"#,
+            t.name()
+        )
+    };
+    let wide = src(Target::Gfx942, 2);
+    assert_minimal(&wide, Target::Gfx942, 0);
+    let mut k = kernel_of(&wide);
+    syncopt_barriers::run(&mut k, Target::Gfx942, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!text.contains("barrier"), "{text}");
+    assert_minimal(&src(Target::Sm90, 4), Target::Sm90, 1);
+}
+
+/// Threads narrowed by a divergent `if`: only threads 0..31 (warp 0) write word `31 - t`,
+/// read back as word `t` by threads 0..31, warp 0 too: no barrier. With threads 0..63
+/// writing word `63 - t`, thread 0 (warp 0) writes what thread 63 (warp 1) reads.
+#[test]
+fn divergent_thread_range_same_warp() {
+    let src = |n: u32| {
+        format!(
+            r#"target sm_90
+
+kernel @narrowed() waves 4 {{
+  %B = buffer workgroup 1024
+  if divergent tid < {n} {{
+    op "st_1" write %B[-tid + {}]
+  }}
+  op "ld_2" read %B[tid]
+}}
+"#,
+            n - 1
+        )
+    };
+    assert_minimal(&src(32), Target::Sm90, 0);
+    let mut k = kernel_of(&src(32));
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!text.contains("barrier"), "{text}");
+    assert_minimal(&src(64), Target::Sm90, 1);
+}
+
+/// A word every thread of an access touches (index without `tid`): within one warp when the
+/// threads are narrowed to warp 0, across warps otherwise.
+#[test]
+fn constant_word_same_warp() {
+    let src = |w: &str, r: u32, ridx: &str| {
+        format!(
+            r#"target sm_90
+
+kernel @word() waves 4 {{
+  %B = buffer workgroup 1024
+  if divergent tid < 32 {{
+    op "st_1" write %B[{w}]
+  }}
+  if divergent tid < {r} {{
+    op "ld_2" read %B[{ridx}]
+  }}
+}}
+"#
+        )
+    };
+    for (w, r, ridx, barriers) in [
+        ("5", 32, "5", 0),
+        ("5", 64, "5", 1),
+        ("5", 128, "tid", 0),
+        ("37", 128, "tid", 1),
+        ("tid", 128, "7", 1),
+        ("tid", 32, "7", 0),
+    ] {
+        let text = src(w, r, ridx);
+        assert_minimal(&text, Target::Sm90, barriers);
+        let mut k = kernel_of(&text);
+        syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+        let out = syncopt_ir::print_kernel(&k);
+        assert_eq!(
+            out.matches("barrier").count(),
+            barriers,
+            "{w} {r} {ridx}: {out}"
+        );
+    }
+}
+
 fn has_unfixable(k: &Kernel, t: Target) -> bool {
     let bar = SyncOp::Barrier {
         id: 0,
@@ -380,6 +510,21 @@ fn count_removable_executable_sm90() {
         removable += red.len();
         if !red.is_empty() && std::env::var("SYNCOPT_SHOW").is_ok() {
             eprintln!("seed {seed}: {} removable", red.len());
+        }
+        if let (false, Ok(dir)) = (red.is_empty(), std::env::var("SYNCOPT_DUMP")) {
+            let mut ours = k.clone();
+            syncopt_barriers::run(&mut ours, t, &InsertOptions::default());
+            let _ = std::fs::write(
+                format!("{dir}/gen_{seed}.sk"),
+                syncopt_ir::print_kernel(&finish(&ours, t, &InsertOptions::default())),
+            );
+            for (i, r) in red.iter().enumerate() {
+                let fin = finish(&kernel_of(r), t, &InsertOptions::default());
+                let _ = std::fs::write(
+                    format!("{dir}/gen_{seed}_without_{i}.sk"),
+                    syncopt_ir::print_kernel(&fin),
+                );
+            }
         }
     }
     eprintln!("{removable} of {total} inserted barriers removable (executable, sm_90, 100 seeds)");
