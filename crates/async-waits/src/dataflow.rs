@@ -976,7 +976,11 @@ impl<'a> Analysis<'a> {
         let mut apart = Vec::new();
         for &(arg, init) in &f.iter_args {
             let ip = self.mem.value_place(self.k, init);
-            if self.mem.overlap_k(self.k, &orig, &ip) == Conflict::None {
+            // Only where it says something: the handle may name these bytes by its roots.
+            let hp = self.mem.value_place(self.k, arg);
+            if self.mem.overlap_k(self.k, &orig, &ip) == Conflict::None
+                && self.mem.overlap_k(self.k, &orig, &hp) != Conflict::None
+            {
                 apart.push(arg);
             }
         }
