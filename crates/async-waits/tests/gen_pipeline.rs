@@ -30,11 +30,11 @@ fn generated_kernels_verify_and_waits_are_maximal() {
     // an init), resolves `%x = if ... yield` per branch for copies in flight on one branch only,
     // decides conditions on the induction variables of exactly unrolled loops and `if`s nested
     // in one with the same `mod` condition, and bounds `tid`-indexed words by the workgroup
-    // size. None on these seeds (was 1.1%); with SYNCOPT_LONG 0.76% of 8,073 (was 1.2%), all
+    // size. None on these seeds (was 1.1%); with SYNCOPT_LONG 0.40% of 8,065 (was 1.2%), all
     // joins the verifier does not make: conditions on the residues of induction variables of
     // loops with unknown trip counts (decided per residue by the verifier), handles of an
     // enclosing loop seen from an inner loop's first iteration, `if` results in flight on both
-    // branches. Allowed: 0 here, 0.8% with SYNCOPT_LONG.
+    // branches. Allowed: 0 here, 0.5% with SYNCOPT_LONG.
     let mut not_max: Vec<String> = Vec::new();
     for seed in 0..seeds {
         let target = targets[(seed % targets.len() as u64) as usize];
@@ -126,7 +126,7 @@ fn generated_kernels_verify_and_waits_are_maximal() {
     }
     assert!(
         if long {
-            not_max.len() * 125 <= raised
+            not_max.len() * 200 <= raised
         } else {
             not_max.is_empty()
         },
