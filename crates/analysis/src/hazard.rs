@@ -91,6 +91,16 @@ pub struct Region {
     /// bytes of it the access may touch (views and byte ranges only). Two accesses to
     /// disjoint bytes of the same such buffer never overlap, wherever the buffer lies.
     pub local: Option<(u32, u64, u64)>,
+    /// `range` is the hull of a slot that was dropped (a handle or loop result that may be
+    /// one of several slots): the bytes touched lie somewhere in it, starting anywhere.
+    pub hull: bool,
+}
+
+/// Forgets the slot of `r`, whose range then only bounds the bytes touched.
+fn drop_slot(r: &mut Region) {
+    if r.slot.take().is_some() {
+        r.hull = true;
+    }
 }
 
 /// Per-thread ownership: thread `tid` touches the 4-byte word at `base + 4 * expr(tid)`.
@@ -98,9 +108,6 @@ pub struct Region {
 pub struct Owner {
     pub base: u64,
     pub expr: AffineExpr,
-    /// The threads `[lo, hi)` that can run the access, when the workgroup size is known and
-    /// the index depends on `tid` alone (see `same_wave_only`).
-    pub tids: Option<(i64, i64)>,
 }
 
 /// An interned access descriptor.
@@ -118,6 +125,23 @@ pub struct Desc {
     /// Where the access comes from, when some region is reached through a rotating loop
     /// handle: the handle can then be bound to one iteration's value (see `Accesses::binds`).
     pub bind: Option<Box<BindSrc>>,
+    /// The word index of an indexed access, whatever its regions (see `Lane`).
+    pub lane: Option<Box<Lane>>,
+}
+
+/// Per-thread words of an indexed access in each of its regions: in region `i`, thread `tid`
+/// touches the 4-byte word at `bases[i] + 4 * expr(tid)` (`None`: a slot or an aliasing
+/// buffer, no known start). Unlike `Owner` it also holds through rotating handles (one
+/// region per value the handle may take). Only the cross-wave queries use it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Lane {
+    pub expr: AffineExpr,
+    pub bases: Vec<Option<u64>>,
+    /// The threads `[lo, hi)` that can run the access, when known and `expr` depends on
+    /// `tid` alone.
+    pub tids: Option<(i64, i64)>,
+    /// `expr` names no induction variable: the words are the same in every iteration.
+    pub iv_free: bool,
 }
 
 /// A selector in hashable form.
@@ -392,15 +416,20 @@ impl Accesses {
     /// how `a` relates to the iterations of the loops its addresses depend on: 0, the same
     /// iteration as `b`; 1, exactly one iteration earlier of its only such loop; 2, unknown.
     pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
-        desc_conflict(&self.descs[a as usize], a_carried, &self.descs[b as usize])
+        desc_conflict(
+            &self.descs[a as usize],
+            a_carried,
+            &self.descs[b as usize],
+            false,
+        )
     }
 
     /// `conflict` between two different waves of `wave` threads: not when every pair of
     /// threads touching a common byte lies in one wave (`same_wave_only`). For barriers only:
     /// a wave's own later access to an async copy's bytes still needs a counter wait.
     pub fn conflict_across_waves(&self, a: u32, a_carried: u8, b: u32, wave: u64) -> bool {
-        self.conflict(a, a_carried, b)
-            && !same_wave_only(&self.descs[a as usize], &self.descs[b as usize], wave)
+        let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
+        desc_conflict(da, a_carried, db, true) && !same_wave_only(da, db, wave)
     }
 }
 
@@ -553,6 +582,7 @@ fn make_desc(
     threads: Option<(i64, i64)>,
 ) -> Desc {
     let mut owner = None;
+    let mut lane = None;
     match sel {
         Selector::Whole => {}
         Selector::Bytes { lo, hi } => {
@@ -561,18 +591,34 @@ fn make_desc(
             }
         }
         Selector::Index(e) => {
+            let tid_only = e.terms.iter().all(|(v, _)| *v == Var::Tid);
+            let iv_free = e.terms.iter().all(|(v, _)| match v {
+                Var::Value(v) => !matches!(k.values[*v].kind, ValueKind::Iv(_)),
+                _ => true,
+            });
+            lane = Some(Box::new(Lane {
+                expr: e.clone(),
+                bases: regions
+                    .iter()
+                    .map(|r| match (r.range, &r.slot, r.local, r.hull) {
+                        (Some((lo, _)), None, None, false) => Some(lo),
+                        _ => None,
+                    })
+                    .collect(),
+                tids: threads.filter(|_| tid_only),
+                iv_free,
+            }));
             if let [Region {
                 range: Some((lo, _)),
                 slot: None,
                 handle: None,
+                hull: false,
                 ..
             }] = regions.as_slice()
             {
-                let tid_only = e.terms.iter().all(|(v, _)| *v == Var::Tid);
                 owner = Some(Owner {
                     base: *lo,
                     expr: e.clone(),
-                    tids: threads.filter(|_| tid_only),
                 });
             }
             // Words touched when the index depends on `tid` alone: [min, max] over threads.
@@ -638,6 +684,7 @@ fn make_desc(
         ivs,
         steps,
         bind: None,
+        lane,
     }
 }
 
@@ -652,6 +699,8 @@ fn narrow(r: &mut Region, lo: u64, hi: u64) {
             r.slot = Some(s);
         }
         (Some(_), Some(_)) => {}
+        // A hull's bytes start anywhere in it: offsets from its start say nothing.
+        (Some(_), None) if r.hull => {}
         (Some((a, b)), None) => {
             let nlo = a.saturating_add(lo).min(b);
             let nhi = a.saturating_add(hi).min(b).max(nlo);
@@ -706,12 +755,17 @@ fn same_terms_except_tid(a: &AffineExpr, b: &AffineExpr) -> bool {
 /// Whether per-thread ownership rules a conflict out: the two accesses touch the same word
 /// only from the same thread, or never overlap at all.
 fn owners_exclude(o1: &Owner, o2: &Owner, shift: i64) -> bool {
-    let a = o1.expr.coef(Var::Tid);
-    if a == 0 || a != o2.expr.coef(Var::Tid) || !same_terms_except_tid(&o1.expr, &o2.expr) {
+    words_exclude((o1.base, &o1.expr), (o2.base, &o2.expr), shift)
+}
+
+/// `owners_exclude` for words `base + 4 * expr(tid)`.
+fn words_exclude((b1, e1): (u64, &AffineExpr), (b2, e2): (u64, &AffineExpr), shift: i64) -> bool {
+    let a = e1.coef(Var::Tid);
+    if a == 0 || a != e2.coef(Var::Tid) || !same_terms_except_tid(e1, e2) {
         return false;
     }
-    let p1 = o1.base as i128 + 4 * o1.expr.constant as i128;
-    let p2 = o2.base as i128 + 4 * (o2.expr.constant as i128 + shift as i128);
+    let p1 = b1 as i128 + 4 * e1.constant as i128;
+    let p2 = b2 as i128 + 4 * (e2.constant as i128 + shift as i128);
     let diff = p2 - p1; // address1(t1) == address2(t2) + ... : 4a(t1 - t2) = diff
     let step = 4 * a as i128;
     // Any k != 0 with |step * k - diff| < 4 lets two different threads share a byte.
@@ -724,32 +778,67 @@ fn owners_exclude(o1: &Owner, o2: &Owner, shift: i64) -> bool {
     true
 }
 
+type Words<'a> = (u64, &'a AffineExpr);
+
+/// The words of region `i` of `a` and region `j` of `b`, when both have a known start.
+fn lane_words<'a>(a: &'a Desc, i: usize, b: &'a Desc, j: usize) -> Option<(Words<'a>, Words<'a>)> {
+    let (l1, l2) = (a.lane.as_ref()?, b.lane.as_ref()?);
+    let b1 = (*l1.bases.get(i)?)?;
+    let b2 = (*l2.bases.get(j)?)?;
+    Some(((b1, &l1.expr), (b2, &l2.expr)))
+}
+
 /// Threads a workgroup may have for `same_wave_only` to look at each of them.
 const MAX_LANE_THREADS: i64 = 4096;
 
 /// Whether every pair of threads of two accesses that touch a common byte lies in one and the
 /// same wave of `wave` threads (a wave sees its own accesses in order: no barrier between
-/// them). Both indices depend on `tid` alone, so the answer holds at any iteration distance.
-/// `false` when unknown.
+/// them), in every pair of their regions that may overlap. Both indices depend on `tid`
+/// alone, so the answer holds at any iteration distance. `false` when unknown.
 pub fn same_wave_only(a: &Desc, b: &Desc, wave: u64) -> bool {
-    let (Some(o1), Some(o2)) = (&a.owner, &b.owner) else {
+    let (Some(l1), Some(l2)) = (&a.lane, &b.lane) else {
         return false;
     };
-    let (Some((x0, x1)), Some((y0, y1))) = (o1.tids, o2.tids) else {
+    let (Some(x), Some(y)) = (l1.tids, l2.tids) else {
         return false;
     };
+    for (i, r1) in a.regions.iter().enumerate() {
+        for (j, r2) in b.regions.iter().enumerate() {
+            if !regions_overlap(r1, r2) {
+                continue;
+            }
+            let Some((w1, w2)) = lane_words(a, i, b, j) else {
+                return false;
+            };
+            if !words_same_wave(w1, x, w2, y, wave) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Whether threads `x` touching words `w1` and threads `y` touching words `w2` share a byte
+/// only within one wave of `wave` threads.
+fn words_same_wave(
+    (base1, e1): Words,
+    (x0, x1): (i64, i64),
+    (base2, e2): Words,
+    (y0, y1): (i64, i64),
+    wave: u64,
+) -> bool {
     if wave == 0 || x1 - x0 > MAX_LANE_THREADS || y1 - y0 > MAX_LANE_THREADS {
         return false;
     }
     let ws = wave.min(i64::MAX as u64) as i64;
     let (x0, y0) = (x0.max(0), y0.max(0));
-    let (a1, c1) = (o1.expr.coef(Var::Tid) as i128, o1.expr.constant as i128);
-    let (a2, c2) = (o2.expr.coef(Var::Tid) as i128, o2.expr.constant as i128);
-    let addr2 = |t: i64| o2.base as i128 + 4 * (a2 * t as i128 + c2);
+    let (a1, c1) = (e1.coef(Var::Tid) as i128, e1.constant as i128);
+    let (a2, c2) = (e2.coef(Var::Tid) as i128, e2.constant as i128);
+    let addr2 = |t: i64| base2 as i128 + 4 * (a2 * t as i128 + c2);
     for t in x0..x1 {
-        let p1 = o1.base as i128 + 4 * (a1 * t as i128 + c1);
+        let p1 = base1 as i128 + 4 * (a1 * t as i128 + c1);
         if a2 == 0 {
-            // One word for every thread of b: another wave among them shares it.
+            // One word for every thread of y: another wave among them shares it.
             let apart = (addr2(y0) - p1).abs() >= 4;
             let in_t_wave = y0 / ws == t / ws && (y1 - 1) / ws == t / ws;
             if !apart && y0 < y1 && !in_t_wave {
@@ -778,7 +867,8 @@ fn shift_of(e: &AffineExpr, iv: ValueId, step: i64) -> i64 {
     e.coef(Var::Value(iv)).wrapping_mul(step)
 }
 
-fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
+/// `lanes`: also use the per-region words of `Lane` (same thread through rotating handles).
+fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, lanes: bool) -> bool {
     if !a.mode.writes() && !b.mode.writes() {
         return false;
     }
@@ -790,11 +880,11 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
         0 => None,
         1 if a.ivs.len() == 1 => Some((a.ivs[0], a.steps[0])),
         _ => {
-            return conservative(a, b);
+            return conservative(a, b, lanes);
         }
     };
-    for r1 in &a.regions {
-        for r2 in &b.regions {
+    for (i, r1) in a.regions.iter().enumerate() {
+        for (j, r2) in b.regions.iter().enumerate() {
             if !regions_overlap(r1, r2) {
                 continue;
             }
@@ -828,6 +918,12 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
                     continue;
                 }
             }
+            if let Some((w1, w2)) = lane_words(a, i, b, j).filter(|_| lanes) {
+                let shift = dist.map_or(0, |(iv, st)| shift_of(w2.1, iv, st));
+                if words_exclude(w1, w2, shift) {
+                    continue;
+                }
+            }
             return true;
         }
     }
@@ -835,11 +931,20 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
 }
 
 /// At an unknown iteration distance, only facts that hold in every iteration apply.
-fn conservative(a: &Desc, b: &Desc) -> bool {
-    for r1 in &a.regions {
-        for r2 in &b.regions {
+fn conservative(a: &Desc, b: &Desc, lanes: bool) -> bool {
+    for (i, r1) in a.regions.iter().enumerate() {
+        for (j, r2) in b.regions.iter().enumerate() {
             if !regions_overlap(r1, r2) {
                 continue;
+            }
+            // Words free of induction variables are those of every iteration.
+            let iv_free = |d: &Desc| d.lane.as_ref().is_some_and(|l| l.iv_free);
+            if lanes && iv_free(a) && iv_free(b) {
+                if let Some((w1, w2)) = lane_words(a, i, b, j) {
+                    if words_exclude(w1, w2, 0) {
+                        continue;
+                    }
+                }
             }
             if a.ivs.is_empty() && b.ivs.is_empty() {
                 if let (Some(o1), Some(o2)) = (&a.owner, &b.owner) {
@@ -926,6 +1031,7 @@ impl<'k> Resolver<'k> {
                 slot: None,
                 handle: None,
                 local: None,
+                hull: false,
             }],
             Placement::Aliases(_) => vec![Region {
                 root,
@@ -933,6 +1039,7 @@ impl<'k> Resolver<'k> {
                 slot: None,
                 handle: None,
                 local: Some((b.index() as u32, 0, d.size)),
+                hull: false,
             }],
             Placement::At { base, offset } => {
                 let base_r = buffer_of(self.k, base)
@@ -951,6 +1058,7 @@ impl<'k> Resolver<'k> {
                     slot: None,
                     handle: None,
                     local: None,
+                    hull: false,
                 }]
             }
         }
@@ -980,7 +1088,7 @@ impl<'k> Resolver<'k> {
                     }
                     ViewKind::Slot { count, index } => {
                         for r in &mut base {
-                            if let (Some((a, b)), None) = (r.range, &r.slot) {
+                            if let (Some((a, b)), None, false) = (r.range, &r.slot, r.hull) {
                                 let c = (*count).max(1);
                                 let size = b.saturating_sub(a) / c as u64;
                                 r.slot = Some(SlotInfo {
@@ -991,7 +1099,7 @@ impl<'k> Resolver<'k> {
                                     inner: (0, size),
                                 });
                             } else {
-                                r.slot = None;
+                                drop_slot(r);
                             }
                         }
                     }
@@ -1009,7 +1117,7 @@ impl<'k> Resolver<'k> {
                             let orbit = &orbit_of[index];
                             let m = orbit[(it % orbit.len() as u64) as usize];
                             for mut r in self.regions(f.iter_args[m].1) {
-                                r.slot = None;
+                                drop_slot(&mut r);
                                 out.push(r);
                             }
                         }
@@ -1021,7 +1129,7 @@ impl<'k> Resolver<'k> {
                             // The handle takes the initial values of its orbit in turn.
                             for &m in &orbit_of[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
-                                    r.slot = None;
+                                    drop_slot(&mut r);
                                     r.handle = Some((stmt, index, sigma_of[index]));
                                     out.push(r);
                                 }
@@ -1036,7 +1144,7 @@ impl<'k> Resolver<'k> {
                             }
                             // A handle changes between iterations: no slot refinement carries.
                             for r in &mut out {
-                                r.slot = None;
+                                drop_slot(r);
                                 r.handle = None;
                             }
                         }
@@ -1085,7 +1193,7 @@ impl<'k> Resolver<'k> {
                     _ => {}
                 }
                 for r in &mut out {
-                    r.slot = None;
+                    drop_slot(r);
                 }
                 out
             }

@@ -385,6 +385,71 @@ kernel @word() waves 4 {{
     }
 }
 
+/// `gen --executable` seeds 34, 28, 77 on sm_90, minimized: "w1" writes word `tid` of one of
+/// A and B through a rotating handle, "w2" word `tid` of B: whichever buffer the handle
+/// holds, a word is touched by one thread only, so no barrier between them. "r" reads the
+/// previous iteration's handle mirrored (across warps): barriers stay around it. With "w2"
+/// shifted by a warp (`tid + 32`) the barrier between the writes is needed. The words
+/// depend on a parameter too (`+ %p`, unknown): per-thread words, not thread ranges, decide.
+#[test]
+fn same_thread_through_rotating_handle() {
+    let src = |w2: &str| {
+        format!(
+            r#"target sm_90
+
+kernel @handle_words(%n, %p) waves 4 {{
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  for %i = 0 to %n max 8 iter(%cur = %A, %nxt = %B) {{
+    op "w1" write %nxt[tid + %p]
+    op "w2" write %B[{w2} + %p]
+    op "r" read %cur[-tid + 127]
+    yield %nxt, %cur
+  }}
+}}
+"#
+        )
+    };
+    let own = src("tid");
+    assert_minimal(&own, Target::Sm90, 1);
+    let mut k = kernel_of(&own);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!between(&text, "w1", "w2"), "{text}");
+    let shifted = src("tid + 32");
+    assert_minimal(&shifted, Target::Sm90, 2);
+    let mut k = kernel_of(&shifted);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(between(&text, "w1", "w2"), "{text}");
+}
+
+/// Same-warp pairs through a rotating handle (seed 14, line 9): "w" writes B's words
+/// `63 - t`, "r" reads word `t + 32` of A or B: the common words are touched by threads of
+/// one warp only (2 warps of 32). "w2" meets both across warps (B's word `t` against
+/// `63 - t`, and the next iteration's reads of word `t + 32`).
+#[test]
+fn same_warp_through_rotating_handle() {
+    let src = r#"target sm_90
+
+kernel @handle_mirror(%n) waves 2 {
+  %A = buffer workgroup 512
+  %B = buffer workgroup 512
+  for %i = 0 to %n max 4 iter(%cur = %B, %nxt = %A) {
+    op "w" write %B[-tid + 63]
+    op "r" read %cur[tid + 32]
+    op "w2" write %nxt[tid]
+    yield %nxt, %cur
+  }
+}
+"#;
+    assert_minimal(src, Target::Sm90, 2);
+    let mut k = kernel_of(src);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!between(&text, "w", "r"), "{text}");
+}
+
 fn has_unfixable(k: &Kernel, t: Target) -> bool {
     let bar = SyncOp::Barrier {
         id: 0,
