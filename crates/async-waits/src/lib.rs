@@ -259,9 +259,17 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
         // time, earliest first, keeping each change only if the placement stays sound: later
         // waits, nearer their consumers, are the ones kept.
         let mut frozen: BTreeSet<StmtId> = BTreeSet::new();
+        // What `sound` derives to: from the run that accepted it, or kept when a step is
+        // rejected (`sound` unchanged), so each step costs one analysis, not two.
+        let mut wanted: Option<Config> = None;
         for _ in 0..MAX_GREEDY {
-            an.run_seq(sound.clone(), seg, st0.clone());
-            let want = derive(&an.needs, target);
+            let want = match wanted.take() {
+                Some(w) => w,
+                None => {
+                    an.run_seq(sound.clone(), seg, st0.clone());
+                    derive(&an.needs, target)
+                }
+            };
             let mut cands: Vec<StmtId> = sound
                 .keys()
                 .copied()
@@ -283,6 +291,7 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
             let e = an.run_seq(cand.clone(), seg, st0.clone());
             if covers(&cand, &an.needs, target) {
                 sound = cand;
+                wanted = Some(derive(&an.needs, target));
                 final_needs = std::mem::take(&mut an.needs);
                 unpublished = std::mem::take(&mut an.unpublished);
                 end = e;
@@ -308,6 +317,7 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
                 let e = an.run_seq(cand.clone(), seg, st0.clone());
                 if covers(&cand, &an.needs, target) {
                     sound = cand;
+                    wanted = Some(derive(&an.needs, target));
                     final_needs = std::mem::take(&mut an.needs);
                     unpublished = std::mem::take(&mut an.unpublished);
                     end = e;
@@ -315,6 +325,7 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
                 }
             }
             frozen.insert(site);
+            wanted = Some(want);
         }
     }
     Solved {
