@@ -140,8 +140,6 @@ pub struct Lane {
     /// The threads `[lo, hi)` that can run the access, when known and `expr` depends on
     /// `tid` alone.
     pub tids: Option<(i64, i64)>,
-    /// `expr` names no induction variable: the words are the same in every iteration.
-    pub iv_free: bool,
 }
 
 /// A selector in hashable form.
@@ -416,12 +414,7 @@ impl Accesses {
     /// how `a` relates to the iterations of the loops its addresses depend on: 0, the same
     /// iteration as `b`; 1, exactly one iteration earlier of its only such loop; 2, unknown.
     pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
-        desc_conflict(
-            &self.descs[a as usize],
-            a_carried,
-            &self.descs[b as usize],
-            false,
-        )
+        desc_conflict(&self.descs[a as usize], a_carried, &self.descs[b as usize])
     }
 
     /// `conflict` between two different waves of `wave` threads: not when every pair of
@@ -429,7 +422,7 @@ impl Accesses {
     /// a wave's own later access to an async copy's bytes still needs a counter wait.
     pub fn conflict_across_waves(&self, a: u32, a_carried: u8, b: u32, wave: u64) -> bool {
         let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
-        desc_conflict(da, a_carried, db, true) && !same_wave_only(da, db, wave)
+        desc_conflict(da, a_carried, db) && !same_wave_only(da, db, wave)
     }
 }
 
@@ -592,10 +585,6 @@ fn make_desc(
         }
         Selector::Index(e) => {
             let tid_only = e.terms.iter().all(|(v, _)| *v == Var::Tid);
-            let iv_free = e.terms.iter().all(|(v, _)| match v {
-                Var::Value(v) => !matches!(k.values[*v].kind, ValueKind::Iv(_)),
-                _ => true,
-            });
             lane = Some(Box::new(Lane {
                 expr: e.clone(),
                 bases: regions
@@ -606,7 +595,6 @@ fn make_desc(
                     })
                     .collect(),
                 tids: threads.filter(|_| tid_only),
-                iv_free,
             }));
             if let [Region {
                 range: Some((lo, _)),
@@ -667,6 +655,17 @@ fn make_desc(
         }
     }
     ivs.sort();
+    // The iteration distances callers pass are about `ivs`: words that move with another
+    // induction variable would be compared at a wrong distance.
+    let tracked = |e: &AffineExpr| {
+        e.terms.iter().all(|(v, _)| match v {
+            Var::Value(v) => !matches!(k.values[*v].kind, ValueKind::Iv(_)) || ivs.contains(v),
+            _ => true,
+        })
+    };
+    if lane.as_ref().is_some_and(|l| !tracked(&l.expr)) {
+        lane = None;
+    }
     let steps = ivs
         .iter()
         .map(|v| match k.values[*v].kind {
@@ -867,8 +866,7 @@ fn shift_of(e: &AffineExpr, iv: ValueId, step: i64) -> i64 {
     e.coef(Var::Value(iv)).wrapping_mul(step)
 }
 
-/// `lanes`: also use the per-region words of `Lane` (same thread through rotating handles).
-fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, lanes: bool) -> bool {
+fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
     if !a.mode.writes() && !b.mode.writes() {
         return false;
     }
@@ -880,11 +878,11 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, lanes: bool) -> bool {
         0 => None,
         1 if a.ivs.len() == 1 => Some((a.ivs[0], a.steps[0])),
         _ => {
-            return conservative(a, b, lanes);
+            return conservative(a, b);
         }
     };
-    for (i, r1) in a.regions.iter().enumerate() {
-        for (j, r2) in b.regions.iter().enumerate() {
+    for r1 in &a.regions {
+        for r2 in &b.regions {
             if !regions_overlap(r1, r2) {
                 continue;
             }
@@ -918,12 +916,6 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, lanes: bool) -> bool {
                     continue;
                 }
             }
-            if let Some((w1, w2)) = lane_words(a, i, b, j).filter(|_| lanes) {
-                let shift = dist.map_or(0, |(iv, st)| shift_of(w2.1, iv, st));
-                if words_exclude(w1, w2, shift) {
-                    continue;
-                }
-            }
             return true;
         }
     }
@@ -931,20 +923,11 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, lanes: bool) -> bool {
 }
 
 /// At an unknown iteration distance, only facts that hold in every iteration apply.
-fn conservative(a: &Desc, b: &Desc, lanes: bool) -> bool {
-    for (i, r1) in a.regions.iter().enumerate() {
-        for (j, r2) in b.regions.iter().enumerate() {
+fn conservative(a: &Desc, b: &Desc) -> bool {
+    for r1 in &a.regions {
+        for r2 in &b.regions {
             if !regions_overlap(r1, r2) {
                 continue;
-            }
-            // Words free of induction variables are those of every iteration.
-            let iv_free = |d: &Desc| d.lane.as_ref().is_some_and(|l| l.iv_free);
-            if lanes && iv_free(a) && iv_free(b) {
-                if let Some((w1, w2)) = lane_words(a, i, b, j) {
-                    if words_exclude(w1, w2, 0) {
-                        continue;
-                    }
-                }
             }
             if a.ivs.is_empty() && b.ivs.is_empty() {
                 if let (Some(o1), Some(o2)) = (&a.owner, &b.owner) {
