@@ -419,7 +419,15 @@ impl<'k> Ctx<'k> {
             inner_loop: Vec::new(),
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
-            wave: info.wave_size as u64,
+            // NVIDIA warps do not run in lockstep (independent thread scheduling since
+            // Volta): lanes of one warp are not ordered without `__syncwarp`, and racecheck
+            // reports such pairs. Only AMD waves get the one-wave exemption; on NVIDIA only
+            // a thread's own accesses are ordered.
+            wave: if info.family == syncopt_targets::Family::Nvidia {
+                1
+            } else {
+                info.wave_size as u64
+            },
             no_marks: !k.stmts.iter().any(|(_, d)| {
                 matches!(
                     d.kind,
