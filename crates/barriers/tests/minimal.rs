@@ -4,49 +4,13 @@
 //! ignored campaign that counts the removable barriers of random kernels
 //! (`cargo test --release -p syncopt-barriers --test minimal -- --ignored --nocapture`).
 
+mod common;
+use common::*;
+
 use syncopt_analysis::InsertOptions;
-use syncopt_barriers::testing::{candidate_points, unordered};
 use syncopt_gen::{generate, GenOptions};
-use syncopt_ir::{parse, Kernel, StmtKind, SyncOp};
+use syncopt_ir::Kernel;
 use syncopt_targets::Target;
-
-fn kernel_of(src: &str) -> Kernel {
-    parse(src).expect("kernel parses").chunks[0].kernels[0].clone()
-}
-
-/// The async-waits pass runs after us in the pipeline; a re-parsed copy drops removed
-/// statements from every table.
-fn finish(k: &Kernel, t: Target, opts: &InsertOptions) -> Kernel {
-    let mut k = kernel_of(&syncopt_ir::print_kernel(k));
-    syncopt_async_waits::run(&mut k, t, opts);
-    k
-}
-
-/// The inserted barriers, as groups removed together (a split pair is one barrier).
-fn barrier_groups(k: &Kernel) -> Vec<Vec<syncopt_ir::StmtId>> {
-    let mut groups = Vec::new();
-    for (_, b) in k.blocks.iter() {
-        let mut open: Vec<(i32, syncopt_ir::StmtId)> = Vec::new();
-        for &s in &b.stmts {
-            let d = &k.stmts[s];
-            if !d.inserted {
-                continue;
-            }
-            match &d.kind {
-                StmtKind::Sync(SyncOp::Barrier { .. }) => groups.push(vec![s]),
-                StmtKind::Sync(SyncOp::Signal { id }) => open.push((*id, s)),
-                StmtKind::Sync(SyncOp::Wait { id }) => {
-                    if let Some(pos) = open.iter().rposition(|o| o.0 == *id) {
-                        let (_, sig) = open.remove(pos);
-                        groups.push(vec![sig, s]);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    groups
-}
 
 /// Inserts into `k`; asserts the output verifies; returns (inserted barriers, removable ones
 /// with the kernel text without each).
@@ -488,22 +452,6 @@ fn executable_seeds_verify() {
         let vr = syncopt_verify::verify(&finish(&ours, t, &opts), t);
         assert!(vr.is_ok(), "seed {seed}: {:#?}", vr.diagnostics);
     }
-}
-
-fn has_unfixable(k: &Kernel, t: Target) -> bool {
-    let bar = SyncOp::Barrier {
-        id: 0,
-        fence: true,
-        threads: None,
-    };
-    let mut all = k.clone();
-    all.insert_syncs(
-        candidate_points(k, t)
-            .into_iter()
-            .map(|p| (p, bar.clone()))
-            .collect(),
-    );
-    !unordered(&all, t).is_empty()
 }
 
 /// Counts the removable barriers over the verify campaign's kernels (400 seeds, every GPU
