@@ -1534,18 +1534,22 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
     let top = &k.blocks[k.body].stmts;
     let lanes_n = lane_count(c).min(top.len().max(1));
     let budget = budget_for(k.stmts.len());
-    if lanes_n <= 1 {
+    // The whole body in one lane: small kernels, and the fallback when a lane fails.
+    let one_lane = || {
         let mut sim = Sim::new(c, check, placed.to_vec());
         sim.budget = budget;
         sim.run_block(k.body, State::default());
-        return Runs {
+        Runs {
             log: sim.log,
             hits: sim.hits,
             steps: sim.steps,
             max_state: sim.max_state,
             lanes: 1,
             used: 1,
-        };
+        }
+    };
+    if lanes_n <= 1 {
+        return one_lane();
     }
     // Lane starts split the statements (nested ones included) evenly.
     let mut size = vec![0usize; top.len()];
@@ -1622,17 +1626,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
     });
     if outs.iter().any(|o| o.met == Some((usize::MAX, usize::MAX))) {
         // A lane failed or never started (no thread to be had): one lane.
-        let mut sim = Sim::new(c, check, placed.to_vec());
-        sim.budget = budget;
-        sim.run_block(k.body, State::default());
-        return Runs {
-            log: sim.log,
-            hits: sim.hits,
-            steps: sim.steps,
-            max_state: sim.max_state,
-            lanes: 1,
-            used: 1,
-        };
+        return one_lane();
     }
     // Follow the chain of meetings from the first lane.
     let mut log = Vec::new();
