@@ -1662,6 +1662,24 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
     }
 }
 
+/// Adds the hazard between accesses `a` and `b` to an explain list once (compared before the
+/// kind is copied into a String).
+fn add_covered(c: &Ctx, list: &mut Vec<Covered>, a: u32, b: u32) {
+    let pa = &c.acc.accesses[a as usize];
+    let pb = &c.acc.accesses[b as usize];
+    let kind = kind_of(pa.mode, pb.mode);
+    if !list
+        .iter()
+        .any(|x| x.kind == kind && x.from == pa.loc && x.to == pb.loc)
+    {
+        list.push(Covered {
+            kind: kind.to_string(),
+            from: pa.loc,
+            to: pb.loc,
+        });
+    }
+}
+
 fn kind_of(p: Mode, q: Mode) -> &'static str {
     match (p, q) {
         (Mode::Read, _) => "WAR",
@@ -1769,19 +1787,7 @@ fn run_once_ids(
         let Some((_, list)) = covers_v.last_mut() else {
             continue;
         };
-        let pa = &c.acc.accesses[a as usize];
-        let pb = &c.acc.accesses[b as usize];
-        let kind = kind_of(pa.mode, pb.mode);
-        if !list
-            .iter()
-            .any(|x| x.kind == kind && x.from == pa.loc && x.to == pb.loc)
-        {
-            list.push(Covered {
-                kind: kind.to_string(),
-                from: pa.loc,
-                to: pb.loc,
-            });
-        }
+        add_covered(&c, list, a, b);
     }
     uncovered.sort_unstable();
     uncovered.dedup();
@@ -1854,20 +1860,7 @@ fn run_once_ids(
         for (tag, list) in &final_producers {
             let mut cov: Vec<Covered> = Vec::new();
             for &(a, b) in list {
-                let pa = &c.acc.accesses[a as usize];
-                let pb = &c.acc.accesses[b as usize];
-                let kind = kind_of(pa.mode, pb.mode);
-                // Compared before the kind is copied into a String.
-                if !cov
-                    .iter()
-                    .any(|x| x.kind == kind && x.from == pa.loc && x.to == pb.loc)
-                {
-                    cov.push(Covered {
-                        kind: kind.to_string(),
-                        from: pa.loc,
-                        to: pb.loc,
-                    });
-                }
+                add_covered(&c, &mut cov, a, b);
             }
             // In tag order (the map's): `covers_v` stays sorted for the lookups below.
             covers_v.push((*tag, cov));
