@@ -1170,15 +1170,7 @@ impl<'a> Analysis<'a> {
         if f.iter_args.is_empty() || trips.max != Some(trips.min) || trips.min > 8 {
             return None;
         }
-        let args: Vec<syncopt_ir::ValueId> = f.iter_args.iter().map(|a| a.0).collect();
-        let yields = &self.k.blocks[f.body].yields;
-        if yields.len() != args.len() {
-            return None;
-        }
-        yields
-            .iter()
-            .map(|y| args.iter().position(|a| a == y))
-            .collect::<Option<Vec<_>>>()
+        crate::place::yield_perm(self.k, f)
     }
 
     /// The worst conflict between a copy of `kind` into place `p` and op `s`'s effects, on the

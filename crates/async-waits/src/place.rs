@@ -464,15 +464,7 @@ impl Memory {
         if index >= f.iter_args.len() {
             return None;
         }
-        let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.0).collect();
-        let yields = &k.blocks[f.body].yields;
-        if yields.len() != args.len() {
-            return None;
-        }
-        let perm: Vec<usize> = yields
-            .iter()
-            .map(|y| args.iter().position(|a| a == y))
-            .collect::<Option<Vec<_>>>()?;
+        let perm = yield_perm(k, f)?;
         let mut j = index;
         if perm[j] != j {
             let n = self.exact_trips(lp)?;
@@ -821,16 +813,8 @@ impl Memory {
         h: ValueId,
         region: &Region,
     ) -> Option<Place> {
-        let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.0).collect();
-        let yields = &k.blocks[f.body].yields;
-        if yields.len() != args.len() {
-            return None;
-        }
-        let perm: Vec<usize> = yields
-            .iter()
-            .map(|y| args.iter().position(|a| a == y))
-            .collect::<Option<Vec<_>>>()?;
-        let mut j = args.iter().position(|&a| a == h)?;
+        let perm = yield_perm(k, f)?;
+        let mut j = f.iter_args.iter().position(|a| a.0 == h)?;
         // A handle the yield passes on unchanged is its init in every iteration, whatever
         // the trip count.
         if perm[j] != j {
@@ -901,6 +885,19 @@ impl Memory {
 }
 
 /// The handles of `apart` that are not loop `lp`'s (those end with it).
+/// A loop's handle permutation: for each handle, the index of the handle its yield passes on
+/// (None when a yield is not one of the loop's own handles).
+pub(crate) fn yield_perm(k: &Kernel, f: &syncopt_ir::ForData) -> Option<Vec<usize>> {
+    let yields = &k.blocks[f.body].yields;
+    if yields.len() != f.iter_args.len() {
+        return None;
+    }
+    yields
+        .iter()
+        .map(|y| f.iter_args.iter().position(|a| a.0 == *y))
+        .collect()
+}
+
 fn apart_outside(k: &Kernel, lp: StmtId, apart: &[ValueId]) -> Vec<ValueId> {
     apart
         .iter()
