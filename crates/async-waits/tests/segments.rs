@@ -3,8 +3,10 @@
 //! whole top level settled at once) print the same kernel and report the same diagnostics.
 //! SYNCOPT_LONG=1 runs more seeds and larger kernels.
 
+mod common;
+
+use common::generated;
 use syncopt_analysis::InsertOptions;
-use syncopt_gen::{generate, GenOptions};
 use syncopt_targets::Target;
 
 #[test]
@@ -26,40 +28,29 @@ fn segments_change_nothing() {
     ];
     let mut compared = 0;
     let mut bad = Vec::new();
-    for seed in 0..seeds {
-        for &ops in sizes {
-            let target = targets[(seed as usize + ops) % targets.len()];
-            let src = generate(&GenOptions {
-                ops,
-                seed,
-                target,
-                executable: false,
-            });
-            let Ok(file) = syncopt_ir::parse(&src) else {
-                continue;
-            };
-            for m in file.chunks {
-                for mut k in m.kernels {
-                    let opts = InsertOptions {
-                        // Named barriers on every other kernel: several ids, no cuts at all.
-                        named_barriers: seed % 2 == 1,
-                        ..InsertOptions::default()
-                    };
-                    if syncopt_barriers::run(&mut k, target, &opts).has_errors() {
-                        continue;
-                    }
-                    let mut a = k.clone();
-                    let ra = syncopt_async_waits::run(&mut a, target, &opts);
-                    let rb = syncopt_async_waits::run_unsegmented(&mut k, target, &opts);
-                    let (pa, pb) = (syncopt_ir::print_kernel(&a), syncopt_ir::print_kernel(&k));
-                    let da: Vec<String> =
-                        ra.diagnostics.iter().map(|d| d.message.clone()).collect();
-                    let db: Vec<String> =
-                        rb.diagnostics.iter().map(|d| d.message.clone()).collect();
-                    compared += 1;
-                    if pa != pb || da != db || ra.hazards != rb.hazards {
-                        bad.push(format!("seed {seed}, {ops} ops, {target}"));
-                    }
+    for (seed, ops, target, src) in generated(seeds, sizes, &targets) {
+        let Ok(file) = syncopt_ir::parse(&src) else {
+            continue;
+        };
+        for m in file.chunks {
+            for mut k in m.kernels {
+                let opts = InsertOptions {
+                    // Named barriers on every other kernel: several ids, no cuts at all.
+                    named_barriers: seed % 2 == 1,
+                    ..InsertOptions::default()
+                };
+                if syncopt_barriers::run(&mut k, target, &opts).has_errors() {
+                    continue;
+                }
+                let mut a = k.clone();
+                let ra = syncopt_async_waits::run(&mut a, target, &opts);
+                let rb = syncopt_async_waits::run_unsegmented(&mut k, target, &opts);
+                let (pa, pb) = (syncopt_ir::print_kernel(&a), syncopt_ir::print_kernel(&k));
+                let da: Vec<String> = ra.diagnostics.iter().map(|d| d.message.clone()).collect();
+                let db: Vec<String> = rb.diagnostics.iter().map(|d| d.message.clone()).collect();
+                compared += 1;
+                if pa != pb || da != db || ra.hazards != rb.hazards {
+                    bad.push(format!("seed {seed}, {ops} ops, {target}"));
                 }
             }
         }

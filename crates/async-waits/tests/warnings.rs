@@ -4,8 +4,10 @@
 //! shared-barriers, generated kernels get none at all; a copy read by other waves with no
 //! barrier still warns when the pass runs alone.
 
+mod common;
+
+use common::generated;
 use syncopt_analysis::InsertOptions;
-use syncopt_gen::{generate, GenOptions};
 use syncopt_targets::Target;
 
 const WARNING: &str = "run shared-barriers first";
@@ -142,25 +144,16 @@ fn generated_kernels_after_shared_barriers_have_no_warning() {
     ];
     let mut bad = Vec::new();
     let mut alone = 0;
-    for seed in 0..seeds {
-        for &ops in sizes {
-            let target = targets[(seed as usize + ops) % targets.len()];
-            let src = generate(&GenOptions {
-                ops,
-                seed,
-                target,
-                executable: false,
-            });
-            let w = warnings(&src, target, true);
-            if let Some(first) = w.first() {
-                bad.push(format!(
-                    "seed {seed}, {ops} ops, {target}: {} ({first})",
-                    w.len()
-                ));
-            }
-            if seed < 3 {
-                alone += warnings(&src, target, false).len();
-            }
+    for (seed, ops, target, src) in generated(seeds, sizes, &targets) {
+        let w = warnings(&src, target, true);
+        if let Some(first) = w.first() {
+            bad.push(format!(
+                "seed {seed}, {ops} ops, {target}: {} ({first})",
+                w.len()
+            ));
+        }
+        if seed < 3 {
+            alone += warnings(&src, target, false).len();
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));

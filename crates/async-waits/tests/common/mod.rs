@@ -93,3 +93,26 @@ pub fn verify_sound_and_maximal(src: &str) {
         }
     }
 }
+
+/// Generated kernels for the campaigns: for each seed and size, one kernel whose target
+/// rotates through `targets` (by seed + size), as (seed, ops, target, text).
+pub fn generated(
+    seeds: u64,
+    sizes: &[usize],
+    targets: &[Target],
+) -> Vec<(u64, usize, Target, String)> {
+    let mut out = Vec::new();
+    for seed in 0..seeds {
+        for &ops in sizes {
+            let target = targets[(seed as usize + ops) % targets.len()];
+            let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
+                ops,
+                seed,
+                target,
+                executable: false,
+            });
+            out.push((seed, ops, target, src));
+        }
+    }
+    out
+}
