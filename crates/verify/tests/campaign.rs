@@ -1,0 +1,181 @@
+//! Issue 4's campaign, "every generated kernel: the output verifies": `syncopt gen`
+//! (executable and plain) kernels, synchronized by the default insert pipeline, on every GPU
+//! target (and with named barriers on gfx1250/sm_90), must verify. `#[ignore]`d (minutes):
+//! `cargo test -p syncopt-verify --test campaign -- --ignored --nocapture`.
+//!
+//! Environment: `SYNCOPT_EXEC_SEEDS` / `SYNCOPT_PLAIN_SEEDS` (`a..b`, default 0..1000 and
+//! 0..300), `SYNCOPT_OPS` (comma list, default `20,60`), `SYNCOPT_TARGET` (one target name),
+//! `SYNCOPT_DUMP=dir` (write every failing insert output there).
+//!
+//! Every failure is printed with the verifier's first problem and, for executable kernels,
+//! the interpreter's race check on the same kernel (a race the interpreter sees in its
+//! lockstep schedule is real: the kernel has an inserter bug; none seen is evidence, not
+//! proof, of a false alarm, and such failures are looked at by hand).
+
+use syncopt_gen::{generate, GenOptions};
+use syncopt_passes::InsertOptions;
+use syncopt_targets::Target;
+
+fn range(var: &str, default: (u64, u64)) -> (u64, u64) {
+    std::env::var(var)
+        .ok()
+        .and_then(|s| {
+            let (a, b) = s.split_once("..")?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        })
+        .unwrap_or(default)
+}
+
+/// One configuration: target, named barriers.
+fn configs() -> Vec<(Target, bool)> {
+    let only = std::env::var("SYNCOPT_TARGET").ok();
+    let mut out = Vec::new();
+    for &t in Target::GPUS {
+        if only.as_deref().is_some_and(|o| o != t.name()) {
+            continue;
+        }
+        out.push((t, false));
+        if matches!(t, Target::Gfx1250 | Target::Sm90) {
+            out.push((t, true));
+        }
+    }
+    out
+}
+
+enum Outcome {
+    Ok,
+    /// The verifier rejected the insert output: its first problem, and the interpreter's
+    /// races (executable kernels only).
+    Rejected(String, Option<usize>),
+    /// Insert itself failed (reported by the inserter).
+    InsertFailed(String),
+}
+
+fn one(t: Target, named: bool, ops: usize, seed: u64, executable: bool) -> Outcome {
+    let text = generate(&GenOptions {
+        ops,
+        seed,
+        target: t,
+        executable,
+    });
+    let mut file = match syncopt_ir::parse(&text) {
+        Ok(f) => f,
+        Err(d) => return Outcome::InsertFailed(format!("gen output does not parse: {d:?}")),
+    };
+    let opts = InsertOptions {
+        named_barriers: named,
+        ..InsertOptions::default()
+    };
+    let rep = syncopt_passes::insert(&mut file.chunks[0].kernels[0], t, &opts);
+    if rep.has_errors() {
+        let first = rep
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .map(|d| d.message.clone())
+            .unwrap_or_default();
+        return Outcome::InsertFailed(first);
+    }
+    // The CLI pipes text: verify what the printer writes, as `syncopt verify -` would.
+    let printed = syncopt_ir::printer::print_file(&file);
+    let file = match syncopt_ir::parse(&printed) {
+        Ok(f) => f,
+        Err(d) => return Outcome::InsertFailed(format!("insert output does not parse: {d:?}")),
+    };
+    let k = &file.chunks[0].kernels[0];
+    let v = syncopt_verify::verify(k, t);
+    if v.is_ok() {
+        return Outcome::Ok;
+    }
+    if let Ok(dir) = std::env::var("SYNCOPT_DUMP") {
+        let kind = if executable { "exec" } else { "plain" };
+        let nb = if named { "-nb" } else { "" };
+        let _ = std::fs::write(
+            format!("{dir}/{kind}-{}{nb}-{ops}-{seed}.sk", t.name()),
+            &printed,
+        );
+    }
+    let d = v.diagnostics.iter().find(|d| d.is_error()).expect("an error");
+    let mut msg = d.message.clone();
+    for n in &d.notes {
+        if n.1.starts_with("path:") || n.1.contains("merged") {
+            msg.push_str(" | ");
+            msg.push_str(&n.1);
+        }
+    }
+    let races = executable.then(|| {
+        syncopt_interp::run_with_races(k, t)
+            .map(|r| r.1.len())
+            .unwrap_or(usize::MAX)
+    });
+    Outcome::Rejected(msg, races)
+}
+
+#[test]
+#[ignore = "minutes: the issue-4 campaign"]
+fn insert_output_verifies_campaign() {
+    let ops: Vec<usize> = std::env::var("SYNCOPT_OPS")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![20, 60]);
+    let exec = range("SYNCOPT_EXEC_SEEDS", (0, 1000));
+    let plain = range("SYNCOPT_PLAIN_SEEDS", (0, 300));
+    let mut total = 0;
+    let mut rejected = Vec::new();
+    let mut real = 0;
+    let mut insert_failed = Vec::new();
+    for (t, named) in configs() {
+        for &n in &ops {
+            for (executable, (a, b)) in [(true, exec), (false, plain)] {
+                let mut here = 0;
+                for seed in a..b {
+                    total += 1;
+                    let what = format!(
+                        "gen{} --ops {n} --target {}{} --seed {seed}",
+                        if executable { " --executable" } else { "" },
+                        t.name(),
+                        if named { " (insert --named-barriers)" } else { "" }
+                    );
+                    match one(t, named, n, seed, executable) {
+                        Outcome::Ok => {}
+                        Outcome::Rejected(m, races) => {
+                            here += 1;
+                            if races.is_some_and(|r| r > 0) {
+                                real += 1;
+                            }
+                            let r = match races {
+                                Some(r) => format!(" [interp races: {r}]"),
+                                None => String::new(),
+                            };
+                            rejected.push(format!("{what}: {m}{r}"));
+                        }
+                        Outcome::InsertFailed(m) => insert_failed.push(format!("{what}: {m}")),
+                    }
+                }
+                eprintln!(
+                    "{} ops {n} {}{}: {here} rejected of {}",
+                    t.name(),
+                    if executable { "executable" } else { "plain" },
+                    if named { " named" } else { "" },
+                    b.saturating_sub(a)
+                );
+            }
+        }
+    }
+    for r in &rejected {
+        eprintln!("REJECTED {r}");
+    }
+    for r in &insert_failed {
+        eprintln!("INSERT FAILED {r}");
+    }
+    eprintln!(
+        "campaign: {total} kernels, {} rejected by the verifier ({real} with races the interpreter sees), {} insert failures",
+        rejected.len(),
+        insert_failed.len()
+    );
+    assert!(
+        rejected.is_empty(),
+        "{} insert outputs do not verify",
+        rejected.len()
+    );
+}
