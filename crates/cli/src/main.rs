@@ -10,7 +10,54 @@ use syncopt_ir::{Diagnostic, File, Kernel, Module};
 use syncopt_passes::{InsertOptions, Pass};
 use syncopt_targets::Target;
 
+mod arena;
 mod json;
+
+#[global_allocator]
+static ALLOC: arena::CliAlloc = arena::CliAlloc;
+
+/// Phase times on stderr when `SYNCOPT_TIME` is set (to anything but `0`): where the time of
+/// a large `insert` or `fmt` goes, outside the passes' own debug output.
+struct Timer {
+    on: bool,
+    start: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl Timer {
+    fn new() -> Timer {
+        let on = std::env::var_os("SYNCOPT_TIME").is_some_and(|v| v != "0");
+        let now = std::time::Instant::now();
+        Timer {
+            on,
+            start: now,
+            last: now,
+        }
+    }
+
+    /// Prints the time since the previous lap and since the start, as `phase: ms (total ms)`.
+    fn lap(&mut self, phase: &str) {
+        if !self.on {
+            return;
+        }
+        let now = std::time::Instant::now();
+        eprintln!(
+            "syncopt time: {phase}: {:.1} ms (at {:.1} ms, arena {:.1} MB)",
+            (now - self.last).as_secs_f64() * 1e3,
+            (now - self.start).as_secs_f64() * 1e3,
+            arena::used() as f64 / 1e6
+        );
+        self.last = now;
+    }
+}
+
+thread_local! {
+    static TIMER: std::cell::RefCell<Timer> = std::cell::RefCell::new(Timer::new());
+}
+
+fn lap(phase: &str) {
+    TIMER.with(|t| t.borrow_mut().lap(phase));
+}
 
 const ABOUT: &str = "Inserts and proves the synchronization of accelerator kernels.
 
@@ -253,6 +300,9 @@ fn parse_all(src: &Source) -> Result<File, Fail> {
             Err(d) => bad.push(d),
         }
     }
+    // What is parsed stays until exit; what the checks and passes allocate comes and goes.
+    arena::end();
+    lap("parse");
     if bad.is_empty() {
         Ok(file)
     } else {
@@ -291,6 +341,7 @@ fn checked(src: &Source, cli_target: Option<&str>) -> Result<(File, Vec<Target>)
             report(src, &diags);
         }
     }
+    lap("check");
     if failed {
         return Err(Fail::Program);
     }
@@ -299,6 +350,7 @@ fn checked(src: &Source, cli_target: Option<&str>) -> Result<(File, Vec<Target>)
 
 fn cmd_fmt(input: &Input, out: &Output, check: bool) -> CmdResult {
     let src = read_input(&input.file)?;
+    lap("read");
     let file = parse_all(&src)?;
     if check {
         let text = syncopt_ir::print_file(&file);
@@ -309,6 +361,7 @@ fn cmd_fmt(input: &Input, out: &Output, check: bool) -> CmdResult {
         return Ok(());
     }
     let res = write_file_output(out, &file);
+    lap("print");
     exit_without_freeing(file);
     res
 }
@@ -380,6 +433,7 @@ fn cmd_insert(input: &Input, out: &Output, args: InsertArgs, lang: Option<Lang>)
         return mlir_insert(input, out, &args, passes.as_deref());
     }
     let src = read_input(&input.file)?;
+    lap("read");
     let (mut file, targets) = checked(&src, input.target.as_deref())?;
     let mut failed = false;
     let mut stats = Vec::new();
@@ -389,7 +443,17 @@ fn cmd_insert(input: &Input, out: &Output, args: InsertArgs, lang: Option<Lang>)
             let pipeline = passes
                 .clone()
                 .unwrap_or_else(|| syncopt_passes::default_pipeline(t));
-            let rep = syncopt_passes::run_pipeline(k, t, &pipeline, &args.opts);
+            // One pass at a time (as `run_pipeline` does) so that each can be timed.
+            let mut rep = syncopt_passes::PassReport::default();
+            for &p in &pipeline {
+                let r = syncopt_passes::run_pipeline(k, t, &[p], &args.opts);
+                lap(p.name());
+                let failed = r.has_errors();
+                rep.merge(r);
+                if failed {
+                    break;
+                }
+            }
             let elapsed = start.elapsed();
             report(&src, &rep.diagnostics);
             failed |= rep.has_errors();
@@ -423,10 +487,12 @@ fn cmd_insert(input: &Input, out: &Output, args: InsertArgs, lang: Option<Lang>)
     for s in stats {
         eprintln!("{s}");
     }
+    lap("report");
     if failed {
         return Err(Fail::Program);
     }
     let res = write_file_output(out, &file);
+    lap("print");
     exit_without_freeing(file);
     res
 }
@@ -471,6 +537,7 @@ fn mlir_insert(
     passes: Option<&[Pass]>,
 ) -> CmdResult {
     let src = read_input(&input.file)?;
+    arena::end();
     let target = input.target.as_deref();
     match syncopt_mlir::insert(&src.text, target, passes, &args.opts, args.verify) {
         Ok(text) => write_output(out, &text),
@@ -491,6 +558,7 @@ fn is_mlir(input: &Input, lang: Option<Lang>) -> bool {
 
 /// An MLIR module as a file of syncopt kernels, one chunk, for `verify`.
 fn mlir_as_file(src: &Source, cli_target: Option<&str>) -> Result<(File, Vec<Target>), Fail> {
+    arena::end();
     let name = cli_target
         .map(str::to_string)
         .or_else(|| syncopt_mlir::module_target(&src.text))
@@ -618,6 +686,8 @@ fn cmd_run(input: &Input) -> CmdResult {
 }
 
 fn main() -> ExitCode {
+    // Starts the clock.
+    lap("start");
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -626,6 +696,10 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if !matches!(cli.cmd, Cmd::Gen { .. }) {
+        // Until the input is parsed (`parse_all`, or the MLIR readers).
+        arena::begin();
+    }
     let res = match &cli.cmd {
         Cmd::Fmt { input, out, check } => cmd_fmt(input, out, *check),
         Cmd::Check { input } => cmd_check(input),
