@@ -156,12 +156,25 @@ impl Region {
 
 /// Ownership of a word-indexed access: thread `t` touches word `a * t + c + sum(params)` of
 /// the root buffer (words of 4 bytes from the root's start).
+///
+/// `params` are kernel parameters and the induction variables of enclosing loops whose value
+/// is not known here, each a symbol for its *current* value: two accesses with the same
+/// symbolic terms compare by `a` and `c` alone. A pending record stays exact across its
+/// loop's back edge by rewriting its word in terms of the next iteration's value
+/// (`iv_old = iv_new - step`, so `c -= coef * step`, see `Checker::shift_ivs`); once its
+/// loop exits the symbol means nothing and the ownership is dropped.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Idx {
     a: i64,
     c: i64,
     params: Vec<(u32, i64)>,
+    /// Back edges this record's induction-variable terms were carried across (saturates at
+    /// IV_SHIFT_MAX, where the ownership is dropped so that the loop fixpoint stays finite).
+    shifts: u8,
 }
+
+/// Back edges a record keeps its word relation across (then: "every thread, every word").
+const IV_SHIFT_MAX: u8 = 4;
 
 /// One dynamic access instance, pending.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -964,14 +977,17 @@ impl<'k> Checker<'k> {
                     a: 0,
                     c: x.constant.wrapping_add((r.lo / 4) as i64),
                     params: Vec::new(),
+                    shifts: 0,
                 };
                 for &(v, coef) in &x.terms {
                     match v {
                         Var::Tid => idx.a = coef,
                         Var::Value(v) => match self.k.values[v].kind {
+                            // An unknown iteration value: a symbol, the same for every
+                            // access of this iteration (see `Idx`).
                             ValueKind::Iv(_) => match env.value(v) {
                                 Some(val) => idx.c = idx.c.wrapping_add(coef.wrapping_mul(val)),
-                                None => return (r, None),
+                                None => idx.params.push((v.index() as u32, coef)),
                             },
                             _ => idx.params.push((v.index() as u32, coef)),
                         },
@@ -2009,6 +2025,9 @@ impl<'k> Checker<'k> {
         // Results: the handles' values after the loop.
         let mut fin = State::new();
         for (mut ctx, recs) in out {
+            // The induction variable is out of scope: its symbol in pending words is unknown
+            // from here on (a later run of the loop starts it afresh).
+            let recs = shift_ivs(recs, f.iv, f.step, Shift::Exit);
             for (i, &res) in f.results.iter().enumerate() {
                 let r = f
                     .iter_args
@@ -2052,6 +2071,7 @@ impl<'k> Checker<'k> {
                     ctx.set_residue(f.iv, Some(nr));
                 }
             }
+            let recs = shift_ivs(recs, f.iv, f.step, Shift::Back(f.trips().max));
             join_into(&mut out, BTreeMap::from([(ctx, recs)]));
         }
         let mut out = self.forget(out, &self.block_results(f.body));
@@ -2422,6 +2442,55 @@ impl<'k> Checker<'k> {
         let diag = self.race_diag(d.x, d.y, d.kind, d.root, notes);
         self.races.insert(key, diag);
     }
+}
+
+/// Where a loop's induction variable moves (see `shift_ivs`).
+#[derive(Copy, Clone)]
+enum Shift {
+    /// The back edge, with the loop's largest trip count if known.
+    Back(Option<u64>),
+    /// The loop's exit.
+    Exit,
+}
+
+/// The records whose words depend on induction variable `iv` (unknown value), rewritten for
+/// the loop's next iteration (`iv` grows by `step`: the same word is `coef * step` lower in
+/// terms of the new value). Past IV_SHIFT_MAX back edges, and at the loop's exit, they lose
+/// their ownership (sound: every thread may touch every word of the region). A record
+/// carried across more back edges than the loop has trips exists on no execution: dropped.
+fn shift_ivs(recs: Recs, iv: ValueId, step: i64, how: Shift) -> Recs {
+    let key = iv.index() as u32;
+    let dep = |r: &Rec| {
+        r.idx
+            .as_ref()
+            .is_some_and(|x| x.params.iter().any(|p| p.0 == key))
+    };
+    if !recs.keys().any(dep) {
+        return recs;
+    }
+    let mut out = Recs::new();
+    for (mut r, w) in recs {
+        if dep(&r) {
+            let x = r.idx.as_mut().expect("dep: has an index");
+            match how {
+                Shift::Exit => r.idx = None,
+                Shift::Back(max) => {
+                    if max.is_some_and(|m| x.shifts as u64 >= m) {
+                        continue;
+                    }
+                    if x.shifts >= IV_SHIFT_MAX && max.is_none_or(|m| m > IV_SHIFT_MAX as u64) {
+                        r.idx = None;
+                    } else {
+                        let coef = x.params.iter().find(|p| p.0 == key).map_or(0, |p| p.1);
+                        x.c = x.c.wrapping_sub(coef.wrapping_mul(step));
+                        x.shifts += 1;
+                    }
+                }
+            }
+        }
+        out.entry(r).or_insert(w);
+    }
+    out
 }
 
 fn named_bit(id: i32) -> u32 {
