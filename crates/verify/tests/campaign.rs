@@ -203,3 +203,76 @@ fn insert_output_verifies_campaign() {
         rejected.len()
     );
 }
+
+/// Soundness against an independent oracle: executable kernels synchronized by insert, with
+/// each inserted sync op removed in turn. Whenever the interpreter sees a race in its one
+/// execution (a real race), the verifier must reject the kernel. `#[ignore]`d (a minute or
+/// two); `SYNCOPT_EXEC_SEEDS` (default 0..300), `SYNCOPT_OPS` (default `20,60`).
+#[test]
+#[ignore = "minutes: removal soundness against the interpreter"]
+fn removing_a_needed_sync_is_caught_campaign() {
+    let ops: Vec<usize> = std::env::var("SYNCOPT_OPS")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![20, 60]);
+    let (a, b) = range("SYNCOPT_EXEC_SEEDS", (0, 300));
+    let (mut removals, mut racy, mut rejected_clean) = (0, 0, 0);
+    let mut missed = Vec::new();
+    for (t, named) in [
+        (Target::Sm80, false),
+        (Target::Sm90, false),
+        (Target::Sm90, true),
+    ] {
+        for &n in &ops {
+            for seed in a..b {
+                let text = generate(&GenOptions {
+                    ops: n,
+                    seed,
+                    target: t,
+                    executable: true,
+                });
+                let file = syncopt_ir::parse(&text).expect("gen output parses");
+                let mut k = file.chunks[0].kernels[0].clone();
+                let opts = InsertOptions {
+                    named_barriers: named,
+                    ..InsertOptions::default()
+                };
+                if syncopt_passes::insert(&mut k, t, &opts).has_errors() {
+                    continue;
+                }
+                for s in k.inserted_syncs() {
+                    let mut cut = k.clone();
+                    let blocks: Vec<_> = cut.blocks.keys().collect();
+                    for bl in blocks {
+                        cut.blocks[bl].stmts.retain(|&x| x != s);
+                    }
+                    removals += 1;
+                    // A removal that unbalances split barriers is not executable.
+                    let Ok((_, races)) = syncopt_interp::run_with_races(&cut, t) else {
+                        continue;
+                    };
+                    let ok = syncopt_verify::verify(&cut, t).is_ok();
+                    if !races.is_empty() {
+                        racy += 1;
+                        if ok {
+                            missed.push(format!(
+                                "{} named={named} --ops {n} --seed {seed}: {}\n{}",
+                                t.name(),
+                                races[0],
+                                syncopt_ir::print_kernel(&cut)
+                            ));
+                        }
+                    } else if !ok {
+                        rejected_clean += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{removals} removals, {racy} with a race the interpreter sees (all must be rejected: {} missed), {rejected_clean} rejected without one",
+        missed.len()
+    );
+    assert!(racy > 100, "the campaign exercises real races ({racy})");
+    assert!(missed.is_empty(), "{}", missed.join("\n\n"));
+}
