@@ -433,7 +433,7 @@ impl Kernel {
         for &s in &self.blocks[block].stmts {
             let data = &self.stmts[s];
             f(s, data);
-            for b in data.kind.child_blocks() {
+            for b in data.kind.child_block_ids() {
                 self.walk_block(b, f);
             }
         }
@@ -493,6 +493,25 @@ impl Kernel {
 }
 
 impl StmtKind {
+    /// The blocks nested directly in this statement, in program order, without allocating
+    /// (walks of a million-statement kernel allocated a vector per loop and `if`).
+    #[inline]
+    pub fn child_block_ids(&self) -> ChildBlocks {
+        let (blocks, len) = match self {
+            StmtKind::For(f) => ([f.body, f.body], 1),
+            StmtKind::If(i) => match i.else_block {
+                Some(e) => ([i.then_block, e], 2),
+                None => ([i.then_block, i.then_block], 1),
+            },
+            _ => return ChildBlocks::default(),
+        };
+        ChildBlocks {
+            blocks,
+            next: 0,
+            len,
+        }
+    }
+
     /// The blocks nested directly in this statement, in program order.
     pub fn child_blocks(&self) -> Vec<BlockId> {
         match self {
@@ -506,3 +525,40 @@ impl StmtKind {
         }
     }
 }
+
+/// The blocks nested directly in a statement: what [`StmtKind::child_block_ids`] returns.
+#[derive(Copy, Clone, Debug)]
+pub struct ChildBlocks {
+    blocks: [BlockId; 2],
+    next: u8,
+    len: u8,
+}
+
+impl Default for ChildBlocks {
+    fn default() -> Self {
+        ChildBlocks {
+            blocks: [BlockId(0); 2],
+            next: 0,
+            len: 0,
+        }
+    }
+}
+
+impl Iterator for ChildBlocks {
+    type Item = BlockId;
+    #[inline]
+    fn next(&mut self) -> Option<BlockId> {
+        if self.next < self.len {
+            self.next += 1;
+            Some(self.blocks[self.next as usize - 1])
+        } else {
+            None
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.len - self.next) as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for ChildBlocks {}

@@ -6,6 +6,13 @@ use crate::kernel::*;
 use crate::vocab::Uniformity;
 
 pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
+    validate_with(k, &mut |_, _| {})
+}
+
+/// [`validate`], also calling `visit` on every statement reachable from the body in program
+/// (pre-)order, as [`Kernel::walk`] does: a caller with checks of its own walks a large
+/// kernel once instead of twice.
+pub fn validate_with(k: &Kernel, visit: &mut impl FnMut(StmtId, &StmtData)) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for b in k.buffers.values() {
         if let Placement::At { base, offset } = b.placement {
@@ -53,46 +60,34 @@ pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
             }
         }
     }
-    check_effect_ranges(k, &mut diags);
-    check_divergent_barriers(k, k.body, None, &mut diags);
+    // One walk for both statement checks (a kernel can have a million statements); each
+    // check's diagnostics stay together, in program order, effect ranges first.
+    let mut barriers = Vec::new();
+    check_block(k, k.body, None, &mut diags, &mut barriers, visit);
+    diags.append(&mut barriers);
     diags
 }
 
-fn check_effect_ranges(k: &Kernel, diags: &mut Vec<Diagnostic>) {
-    k.walk(&mut |_, d| {
-        if let StmtKind::Op(op) = &d.kind {
-            for e in &op.effects {
-                if let Selector::Bytes { hi, .. } = e.mem.sel {
-                    if let Some(size) = k.static_size(e.mem.value) {
-                        if hi > size {
-                            diags.push(Diagnostic::error(
-                                e.loc,
-                                format!(
-                                    "access ends at byte {hi}, past the {size} bytes of '%{}'",
-                                    k.values[e.mem.value].name
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-    });
-}
-
-/// Reports every workgroup barrier under a divergent `if`, naming the `if`.
-fn check_divergent_barriers(
+/// Checks the statements of `b` and everything nested in them: effects that end past their
+/// buffer go to `ranges`, workgroup barriers under a divergent `if` (naming the `if`) to
+/// `barriers`.
+fn check_block(
     k: &Kernel,
     b: BlockId,
     divergent_if: Option<Option<Loc>>,
-    diags: &mut Vec<Diagnostic>,
+    ranges: &mut Vec<Diagnostic>,
+    barriers: &mut Vec<Diagnostic>,
+    visit: &mut impl FnMut(StmtId, &StmtData),
 ) {
     for &s in &k.blocks[b].stmts {
         let d = &k.stmts[s];
+        visit(s, d);
+        let mut inner = divergent_if;
         match &d.kind {
+            StmtKind::Op(op) => check_effect_ranges(k, op, ranges),
             StmtKind::Sync(op) if op.is_workgroup_barrier() => {
                 if let Some(if_loc) = divergent_if {
-                    diags.push(
+                    barriers.push(
                         Diagnostic::error(
                             d.loc,
                             "barrier inside divergent control flow: waves that skip it never arrive, and the workgroup deadlocks",
@@ -102,18 +97,30 @@ fn check_divergent_barriers(
                 }
             }
             StmtKind::If(i) => {
-                let inner = if i.uniformity == Uniformity::Divergent && divergent_if.is_none() {
-                    Some(d.loc)
-                } else {
-                    divergent_if
-                };
-                for c in d.kind.child_blocks() {
-                    check_divergent_barriers(k, c, inner, diags);
+                if i.uniformity == Uniformity::Divergent && divergent_if.is_none() {
+                    inner = Some(d.loc);
                 }
             }
-            _ => {
-                for c in d.kind.child_blocks() {
-                    check_divergent_barriers(k, c, divergent_if, diags);
+            _ => {}
+        }
+        for c in d.kind.child_block_ids() {
+            check_block(k, c, inner, ranges, barriers, visit);
+        }
+    }
+}
+
+fn check_effect_ranges(k: &Kernel, op: &OpData, diags: &mut Vec<Diagnostic>) {
+    for e in &op.effects {
+        if let Selector::Bytes { hi, .. } = e.mem.sel {
+            if let Some(size) = k.static_size(e.mem.value) {
+                if hi > size {
+                    diags.push(Diagnostic::error(
+                        e.loc,
+                        format!(
+                            "access ends at byte {hi}, past the {size} bytes of '%{}'",
+                            k.values[e.mem.value].name
+                        ),
+                    ));
                 }
             }
         }

@@ -118,3 +118,39 @@ fn extreme_offsets_do_not_overflow() {
         }
     });
 }
+
+#[test]
+fn one_walk_keeps_each_checks_diagnostics_together_in_program_order() {
+    // Barrier and range problems interleaved in the source: ranges come first, then
+    // barriers, each in program order (as the two separate walks gave them).
+    let d = diags(
+        "  %A = buffer workgroup 64\n  if divergent tid < 3 {\n    barrier\n    \
+         op \"x\" write %A[0:65]\n    barrier\n  }\n  op \"y\" read %A[0:66]",
+    );
+    let at: Vec<&str> = d.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(at, ["5:12", "8:10", "4:5", "6:5"], "{d:?}");
+    assert!(d[0].1.contains("access ends at byte 65"));
+    assert!(d[1].1.contains("access ends at byte 66"));
+    assert!(d[2].1.contains("divergent"));
+}
+
+#[test]
+fn validate_with_visits_what_walk_visits() {
+    let src = "kernel @k(%n) {\n  %A = buffer workgroup 64\n  for %i = 0 to 4 {\n    \
+               if uniform %n {\n      op \"a\" read %A\n    } else {\n      op \"b\"\n      \
+               if %n {\n        op \"c\"\n      }\n    }\n    op \"d\"\n  }\n  op \"e\"\n}\n";
+    let f = parse(src).unwrap();
+    let k = &f.chunks[0].kernels[0];
+    let mut walked = Vec::new();
+    k.walk(&mut |s, _| walked.push(s));
+    let mut visited = Vec::new();
+    let d = syncopt_ir::validate::validate_with(k, &mut |s, _| visited.push(s));
+    assert_eq!(walked, visited);
+    assert_eq!(walked.len(), 8);
+    assert_eq!(d, validate(k));
+    for (_, data) in k.stmts.iter() {
+        let ids: Vec<_> = data.kind.child_block_ids().collect();
+        assert_eq!(ids, data.kind.child_blocks());
+        assert_eq!(data.kind.child_block_ids().len(), ids.len());
+    }
+}

@@ -6,8 +6,70 @@ use crate::{supports, Family, Target};
 
 /// Target-independent checks (from `syncopt_ir::validate`) plus the target's own.
 pub fn check_kernel(kernel: &Kernel, target: Target) -> Vec<Diagnostic> {
-    let mut diags = validate::validate(kernel);
     let info = target.info();
+    // The statement checks below run in the same walk as the IR's own (one pass over a
+    // large kernel instead of two); their diagnostics still come last.
+    let mut stmt_diags = Vec::new();
+    let mut stage_reported = false;
+    let mut diags = validate::validate_with(kernel, &mut |_, data| match &data.kind {
+        StmtKind::Sync(op) => {
+            if let Err(why) = supports(target, op) {
+                stmt_diags.push(Diagnostic::error(data.loc, why));
+            }
+        }
+        StmtKind::Op(op) => {
+            if info.family == Family::Ascend {
+                if op.asynchronous.is_some() {
+                    stmt_diags.push(Diagnostic::error(data.loc, format!("async ops do not exist on {}: every pipe op is asynchronous to the others", info.name)));
+                }
+                if target.pipe_of(kernel, op).is_none() {
+                    stmt_diags.push(Diagnostic::error(
+                        data.loc,
+                        format!("cannot tell which pipe op \"{}\" runs on; add 'pipe P' (one of S, V, M, MTE1, MTE2, MTE3, FIX)", op.name),
+                    ));
+                }
+                if op.pipe == Some(syncopt_ir::Pipe::All) {
+                    stmt_diags.push(Diagnostic::error(
+                        data.loc,
+                        "an op runs on one pipe, not ALL",
+                    ));
+                }
+            } else {
+                if op.pipe.is_some() {
+                    stmt_diags.push(Diagnostic::error(
+                        data.loc,
+                        format!("'pipe' is for Ascend ops; {} has no pipes", info.name),
+                    ));
+                }
+                if let Some(spec) = op.asynchronous {
+                    match target.async_counter(spec, &op.name) {
+                        Some(c) if target.counter_max(c).is_some() => {}
+                        Some(c) => stmt_diags.push(Diagnostic::error(
+                            data.loc,
+                            format!("{} has no {c} counter", info.name),
+                        )),
+                        None => stmt_diags.push(Diagnostic::error(
+                            data.loc,
+                            format!("{} has no async copies", info.name),
+                        )),
+                    }
+                }
+            }
+        }
+        StmtKind::Stage(_) | StmtKind::StageEnd if !info.warp_pipeline && !stage_reported => {
+            // Without this, the stages would be left unsynchronized: the warp-pipeline pass
+            // does not run on the target and the barrier pass leaves stage loops alone.
+            stage_reported = true;
+            stmt_diags.push(Diagnostic::error(
+                data.loc,
+                format!(
+                    "warp-pipeline stages are not supported on {}: only gfx942, gfx950 and gfx1250 run warp pipelines",
+                    info.name
+                ),
+            ));
+        }
+        _ => {}
+    });
     let threads = target.waves(kernel) as u64 * info.wave_size as u64;
     if info.family != Family::Ascend && threads > 1024 {
         diags.push(Diagnostic::error(
@@ -45,53 +107,6 @@ pub fn check_kernel(kernel: &Kernel, target: Target) -> Vec<Diagnostic> {
             ),
         ));
     }
-    let mut stage_reported = false;
-    kernel.walk(&mut |_, data| match &data.kind {
-        StmtKind::Sync(op) => {
-            if let Err(why) = supports(target, op) {
-                diags.push(Diagnostic::error(data.loc, why));
-            }
-        }
-        StmtKind::Op(op) => {
-            if info.family == Family::Ascend {
-                if op.asynchronous.is_some() {
-                    diags.push(Diagnostic::error(data.loc, format!("async ops do not exist on {}: every pipe op is asynchronous to the others", info.name)));
-                }
-                if target.pipe_of(kernel, op).is_none() {
-                    diags.push(Diagnostic::error(
-                        data.loc,
-                        format!("cannot tell which pipe op \"{}\" runs on; add 'pipe P' (one of S, V, M, MTE1, MTE2, MTE3, FIX)", op.name),
-                    ));
-                }
-                if op.pipe == Some(syncopt_ir::Pipe::All) {
-                    diags.push(Diagnostic::error(data.loc, "an op runs on one pipe, not ALL"));
-                }
-            } else {
-                if op.pipe.is_some() {
-                    diags.push(Diagnostic::error(data.loc, format!("'pipe' is for Ascend ops; {} has no pipes", info.name)));
-                }
-                if let Some(spec) = op.asynchronous {
-                    match target.async_counter(spec, &op.name) {
-                        Some(c) if target.counter_max(c).is_some() => {}
-                        Some(c) => diags.push(Diagnostic::error(data.loc, format!("{} has no {c} counter", info.name))),
-                        None => diags.push(Diagnostic::error(data.loc, format!("{} has no async copies", info.name))),
-                    }
-                }
-            }
-        }
-        StmtKind::Stage(_) | StmtKind::StageEnd if !info.warp_pipeline && !stage_reported => {
-            // Without this, the stages would be left unsynchronized: the warp-pipeline pass
-            // does not run on the target and the barrier pass leaves stage loops alone.
-            stage_reported = true;
-            diags.push(Diagnostic::error(
-                data.loc,
-                format!(
-                    "warp-pipeline stages are not supported on {}: only gfx942, gfx950 and gfx1250 run warp pipelines",
-                    info.name
-                ),
-            ));
-        }
-        _ => {}
-    });
+    diags.append(&mut stmt_diags);
     diags
 }
