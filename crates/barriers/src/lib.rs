@@ -340,6 +340,47 @@ struct Ctx<'k> {
     async_desc: Vec<bool>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
     wave: u64,
+    /// Per loop/if: the program points inside it, `[lo, hi)`, when its blocks are numbered
+    /// consecutively (else empty: its runs are not memoized).
+    span: Vec<(u32, u32)>,
+}
+
+/// The program points of each loop/if (see `Ctx::span`).
+fn spans(k: &Kernel, base: &[usize]) -> Vec<(u32, u32)> {
+    let mut out = vec![(0u32, 0u32); k.stmts.len()];
+    // (lowest block, highest block, blocks) of the subtree of `b`, itself included.
+    fn walk(
+        k: &Kernel,
+        b: BlockId,
+        base: &[usize],
+        out: &mut [(u32, u32)],
+    ) -> (usize, usize, usize) {
+        let (mut lo, mut hi, mut n) = (b.index(), b.index(), 1);
+        for &s in &k.blocks[b].stmts {
+            let kids = match &k.stmts[s].kind {
+                StmtKind::For(f) => [Some(f.body), None],
+                StmtKind::If(i) => [Some(i.then_block), i.else_block],
+                _ => continue,
+            };
+            let (mut slo, mut shi, mut sn) = (usize::MAX, 0, 0);
+            for c in kids.into_iter().flatten() {
+                let (a, z, m) = walk(k, c, base, out);
+                slo = slo.min(a);
+                shi = shi.max(z);
+                sn += m;
+            }
+            if sn > 0 && shi - slo + 1 == sn {
+                let end = base[shi] + k.blocks[BlockId::new(shi)].stmts.len() + 1;
+                out[s.index()] = (base[slo] as u32, end as u32);
+            }
+            lo = lo.min(slo);
+            hi = hi.max(shi);
+            n += sn;
+        }
+        (lo, hi, n)
+    }
+    walk(k, k.body, base, &mut out);
+    out
 }
 
 impl<'k> Ctx<'k> {
@@ -376,10 +417,11 @@ impl<'k> Ctx<'k> {
                     dead[s.index()] = fold_cond(k, i);
                 }
             }
-            (base, point_block, weight, flat, dead)
+            let span = spans(k, &base);
+            (base, point_block, weight, flat, dead, span)
         };
         let workers = lane_threads(k);
-        let (acc, (base, point_block, weight, flat, dead)) = if two {
+        let (acc, (base, point_block, weight, flat, dead, span)) = if two {
             std::thread::scope(|sc| {
                 // No thread to be had: the tables are built here afterwards.
                 let h = std::thread::Builder::new().spawn_scoped(sc, layout).ok();
@@ -390,6 +432,8 @@ impl<'k> Ctx<'k> {
         } else {
             (Accesses::collect_with_threads(k, Some(threads)), layout())
         };
+        let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
+        let t0 = std::time::Instant::now();
         let dmask = acc
             .descs
             .iter()
@@ -428,6 +472,7 @@ impl<'k> Ctx<'k> {
             } else {
                 info.wave_size as u64
             },
+            span,
             no_marks: !k.stmts.iter().any(|(_, d)| {
                 matches!(
                     d.kind,
@@ -435,6 +480,14 @@ impl<'k> Ctx<'k> {
                 )
             }),
         };
+        if dbg {
+            eprintln!(
+                "  ctx: acc+layout done, {} descs {} accesses; dmask {:?}",
+                c.acc.descs.len(),
+                c.acc.accesses.len(),
+                t0.elapsed()
+            );
+        }
         // The top-level statements' tables, in slices on the available threads.
         allowed[k.body.index()] = true;
         let top = &k.blocks[k.body].stmts;
@@ -483,6 +536,9 @@ impl<'k> Ctx<'k> {
                 summary[s as usize] = v;
             }
         }
+        if dbg {
+            eprintln!("  ctx: prepare {:?}", t0.elapsed());
+        }
         c.allowed = allowed;
         c.stage_loop = stage_loop;
         let mut loop_binds = vec![false; k.stmts.len()];
@@ -511,16 +567,25 @@ impl<'k> Ctx<'k> {
         }
         let mut all: Vec<u32> = Vec::new();
         for &s in &self.k.blocks[b].stmts {
-            all.extend(self.prepare_stmt(s, ok, out));
+            match &self.k.stmts[s].kind {
+                StmtKind::Op(_) => all.extend_from_slice(&self.acc.by_stmt[s.index()]),
+                StmtKind::For(_) | StmtKind::If(_) => {
+                    self.prepare_stmt(s, ok, out);
+                    if let Some((_, v)) = out.summary.last() {
+                        all.extend_from_slice(v);
+                    }
+                }
+                _ => {}
+            }
         }
         self.dedup(&mut all);
         all
     }
 
-    /// `prepare` for one statement: its accesses (a loop's or if's, deduplicated).
-    fn prepare_stmt(&self, s: StmtId, ok: bool, out: &mut Prep) -> Vec<u32> {
+    /// `prepare` for one statement: a loop's or if's accesses (deduplicated) go to the end
+    /// of `out.summary`.
+    fn prepare_stmt(&self, s: StmtId, ok: bool, out: &mut Prep) {
         match &self.k.stmts[s].kind {
-            StmtKind::Op(_) => self.acc.by_stmt[s.index()].clone(),
             StmtKind::For(f) => {
                 if self.k.blocks[f.body]
                     .stmts
@@ -530,8 +595,7 @@ impl<'k> Ctx<'k> {
                     out.stage.push(s.index() as u32);
                 }
                 let inner = self.prepare(f.body, ok, out);
-                out.summary.push((s.index() as u32, inner.clone()));
-                inner
+                out.summary.push((s.index() as u32, inner));
             }
             StmtKind::If(i) => {
                 let ok2 = ok && i.uniformity == Uniformity::Uniform;
@@ -540,10 +604,9 @@ impl<'k> Ctx<'k> {
                     inner.extend(self.prepare(e, ok2, out));
                 }
                 self.dedup(&mut inner);
-                out.summary.push((s.index() as u32, inner.clone()));
-                inner
+                out.summary.push((s.index() as u32, inner));
             }
-            _ => Vec::new(),
+            _ => {}
         }
     }
 
@@ -638,6 +701,8 @@ struct Sim<'c, 'k> {
     /// Recorded hazards, unsorted and with repeats (sorted once at the end).
     hits: Vec<Hit>,
     steps: u64,
+    cat: usize,
+    cstats: [u64; 8],
     max_state: usize,
     /// Spare trace buffers of `loop_fixpoint`.
     traces: Vec<Vec<(u64, u64)>>,
@@ -646,7 +711,99 @@ struct Sim<'c, 'k> {
     /// barrier, so the second alternative reuses them).
     share: Option<BlockId>,
     firsts: Vec<FirstPass>,
+    /// Earlier runs of loops and ifs by entry (see `memo_run`).
+    memo: MemoTable,
+    memo_hits: u64,
+    mstats: [u64; 16],
 }
+
+fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |x: u64| h = (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    mix(s as u64);
+    for &p in pre {
+        mix(p as u64);
+    }
+    for &(k, a, r) in snap {
+        mix(((k.desc as u64) << 32) | ((k.carried as u64) << 8) | k.first as u64);
+        mix(((k.tag as u64) << 32) | a as u64);
+        mix(r as u64);
+    }
+    h
+}
+
+/// A hasher for keys that are hashes already.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A stamp of a memoized run's output: the rank of a stamp of its entry state, or an offset
+/// from the first stamp the run took.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Rel {
+    Entry(u32),
+    Fresh(u32),
+}
+
+/// One memoized run of a loop or if (`memo_run`): what it was run from (ranges of the
+/// table's vectors), and what it did.
+struct MemoEnt {
+    /// The previous entry with the same hash (`u32::MAX`: none).
+    next: u32,
+    s: u32,
+    /// Points inside the statement already placed at its entry.
+    pre: (u32, u32),
+    snap: (u32, u32),
+    out: (u32, u32),
+    log: (u32, u32),
+    /// What the run lowered `blocked` to.
+    blocked: Option<Rel>,
+    /// Stamps the run took.
+    adv: u32,
+}
+
+/// The memo of `memo_run`, in flat vectors (no allocation per entry), with the lookup keys
+/// of the runs in progress on stacks (`st_*`).
+#[derive(Default)]
+struct MemoTable {
+    index: std::collections::HashMap<u64, u32, std::hash::BuildHasherDefault<IdHasher>>,
+    entries: Vec<MemoEnt>,
+    pre: Vec<u32>,
+    snap: Vec<(Key, u32, u32)>,
+    out: Vec<(Key, Rel, u32)>,
+    log: Vec<usize>,
+    st_stamps: Vec<u32>,
+    st_snap: Vec<(Key, u32, u32)>,
+    st_pre: Vec<u32>,
+}
+
+impl MemoTable {
+    fn clear(&mut self) {
+        self.index.clear();
+        self.entries.clear();
+        self.pre.clear();
+        self.snap.clear();
+        self.out.clear();
+        self.log.clear();
+    }
+}
+
+/// Memo entries kept at most (the table is emptied when full: a run is looked up soon
+/// after the one it repeats, by the lookahead or by the next decision).
+const MEMO_MAX: usize = 1 << 14;
 
 /// A first pass over a loop body from `input` (with `marks`, `blocked` and `budget` at its
 /// start): the state before the body-end point, the barriers it placed and the trace.
@@ -683,11 +840,172 @@ impl<'c, 'k> Sim<'c, 'k> {
             blocked: u32::MAX,
             hits: Vec::new(),
             steps: 0,
+            cat: 0,
+            cstats: [0; 8],
             max_state: 0,
             traces: Vec::new(),
             share: None,
             firsts: Vec::new(),
+            memo: MemoTable::default(),
+            memo_hits: 0,
+            mstats: [0; 16],
         }
+    }
+
+    /// `run(self, st)` for the loop or if `s`, or the result of an earlier run of it from an
+    /// equal entry: the same keys and accesses with the same order of stamps, the same budget
+    /// and the same points placed inside it. The run's behavior depends on nothing else when
+    /// the kernel has no split barriers (no marks): stamps are only compared with each other,
+    /// the entry's all older than the run's own, and `blocked` is only lowered (and reset
+    /// around divergent ifs), so the earlier result with its stamps renamed (entry stamps by
+    /// rank, the run's own shifted to the current counter) is exactly what a new run gives.
+    /// Only what-if runs (budget 0) are memoized: they repeat (an alternative's lookahead
+    /// runs the next statement as the next decision's first alternative will, and a
+    /// decision's final run repeats its nested statements' alternatives); runs with a budget
+    /// hardly ever do.
+    fn memo_run(&mut self, s: StmtId, st: State, run: &dyn Fn(&mut Self, State) -> State) -> State {
+        let c = self.c;
+        let (lo, hi) = c.span[s.index()];
+        if self.check || !c.no_marks || lo >= hi || self.budget != 0 {
+            return run(self, st);
+        }
+        let si = s.index() as u32;
+        let t = &mut self.memo;
+        let (s0, n0, p0) = (t.st_stamps.len(), t.st_snap.len(), t.st_pre.len());
+        t.st_pre
+            .extend((lo..hi).filter(|&p| self.placed[p as usize]));
+        t.st_stamps.extend(st.m.v.iter().map(|e| e.1 .0));
+        t.st_stamps[s0..].sort_unstable();
+        let mut w = s0;
+        for r in s0..t.st_stamps.len() {
+            if r == s0 || t.st_stamps[r] != t.st_stamps[w - 1] {
+                t.st_stamps[w] = t.st_stamps[r];
+                w += 1;
+            }
+        }
+        t.st_stamps.truncate(w);
+        for &(k, (x, a)) in &st.m.v {
+            let r = t.st_stamps[s0..].binary_search(&x).unwrap_or(0) as u32;
+            t.st_snap.push((k, a, r));
+        }
+        let h = memo_hash(si, &t.st_pre[p0..], &t.st_snap[n0..]);
+        let mut e = t.index.get(&h).copied().unwrap_or(u32::MAX);
+        while e != u32::MAX {
+            let m = &t.entries[e as usize];
+            if m.s == si
+                && t.pre[m.pre.0 as usize..m.pre.1 as usize] == t.st_pre[p0..]
+                && t.snap[m.snap.0 as usize..m.snap.1 as usize] == t.st_snap[n0..]
+            {
+                break;
+            }
+            e = m.next;
+        }
+        if e != u32::MAX {
+            self.memo_hits += 1;
+            let stamp0 = self.stamp;
+            let m = &t.entries[e as usize];
+            let stamps = &t.st_stamps[s0..];
+            let abs = |r: Rel| match r {
+                Rel::Entry(x) => stamps[x as usize],
+                Rel::Fresh(x) => stamp0 + x,
+            };
+            let outs = &t.out[m.out.0 as usize..m.out.1 as usize];
+            let mut out = State {
+                m: VecMap {
+                    v: buffer(outs.len() + 8),
+                },
+            };
+            out.m
+                .v
+                .extend(outs.iter().map(|&(k, r, a)| (k, (abs(r), a))));
+            let blocked = m.blocked.map(abs);
+            let adv = m.adv;
+            let (l0, l1) = m.log;
+            t.st_stamps.truncate(s0);
+            t.st_snap.truncate(n0);
+            t.st_pre.truncate(p0);
+            for i in l0..l1 {
+                let p = self.memo.log[i as usize];
+                self.place(p);
+            }
+            if let Some(b) = blocked {
+                self.blocked = self.blocked.min(b);
+            }
+            self.stamp += adv;
+            drop(st);
+            return out;
+        }
+        let stamp0 = self.stamp;
+        let blocked_in = self.blocked;
+        self.blocked = u32::MAX;
+        let lg = self.log.len();
+        let out = run(self, st);
+        let x = self.blocked;
+        self.blocked = blocked_in.min(x);
+        let t = &mut self.memo;
+        let stamps = &t.st_stamps[s0..];
+        let rel = |v: u32| -> Option<Rel> {
+            if v >= stamp0 {
+                Some(Rel::Fresh(v - stamp0))
+            } else {
+                stamps.binary_search(&v).ok().map(|r| Rel::Entry(r as u32))
+            }
+        };
+        let o0 = t.out.len();
+        let mut ok = true;
+        for &(k, (v, a)) in &out.m.v {
+            match rel(v) {
+                Some(r) => t.out.push((k, r, a)),
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        let blocked = if x == u32::MAX { None } else { rel(x) };
+        if x != u32::MAX && blocked.is_none() {
+            ok = false;
+        }
+        if !ok {
+            t.out.truncate(o0);
+        } else {
+            let pre = (
+                t.pre.len() as u32,
+                (t.pre.len() + t.st_pre.len() - p0) as u32,
+            );
+            t.pre.extend_from_slice(&t.st_pre[p0..]);
+            let snap = (
+                t.snap.len() as u32,
+                (t.snap.len() + t.st_snap.len() - n0) as u32,
+            );
+            t.snap.extend_from_slice(&t.st_snap[n0..]);
+            let log = (
+                t.log.len() as u32,
+                (t.log.len() + self.log.len() - lg) as u32,
+            );
+            t.log.extend_from_slice(&self.log[lg..]);
+            let next = t
+                .index
+                .insert(h, t.entries.len() as u32)
+                .unwrap_or(u32::MAX);
+            t.entries.push(MemoEnt {
+                next,
+                s: si,
+                pre,
+                snap,
+                out: (o0 as u32, t.out.len() as u32),
+                log,
+                blocked,
+                adv: self.stamp - stamp0,
+            });
+        }
+        t.st_stamps.truncate(s0);
+        t.st_snap.truncate(n0);
+        t.st_pre.truncate(p0);
+        if t.entries.len() >= MEMO_MAX || t.out.len() >= 64 * MEMO_MAX {
+            t.clear();
+        }
+        out
     }
 
     fn save(&self) -> Save {
@@ -857,6 +1175,7 @@ impl<'c, 'k> Sim<'c, 'k> {
     fn step(&mut self, b: BlockId, i: usize, mut st: State) -> (State, usize) {
         let c = self.c;
         self.steps += 1;
+        self.cstats[self.cat] += 1;
         self.max_state = self.max_state.max(st.m.len());
         let p = c.point(b, i);
         if self.placed[p] {
@@ -875,8 +1194,16 @@ impl<'c, 'k> Sim<'c, 'k> {
             StmtKind::For(_) if c.stage_loop[s.index()] => {
                 st = self.accesses(b, i, &c.summary[s.index()], st);
             }
-            StmtKind::For(f) => st = self.decide(b, i, s, st, &|me, st| me.run_loop(f, st)),
-            StmtKind::If(d) => st = self.decide(b, i, s, st, &|me, st| me.run_if(d, st)),
+            StmtKind::For(f) => {
+                st = self.decide(b, i, s, st, &|me, st| {
+                    me.memo_run(s, st, &|me, st| me.run_loop(f, st))
+                })
+            }
+            StmtKind::If(d) => {
+                st = self.decide(b, i, s, st, &|me, st| {
+                    me.memo_run(s, st, &|me, st| me.run_if(d, st))
+                })
+            }
             StmtKind::Stage(_) => {
                 // A flat warp pipeline: the stages up to `stage.end` are one op to us.
                 let mut j = i;
@@ -1019,7 +1346,9 @@ impl<'c, 'k> Sim<'c, 'k> {
             && !self.placed[p]
             && !st.is_empty()
             && self.summary_conflicts(s, &st);
+        let mut alts = false;
         if self.budget > 0 && (pre_useful || end_point.is_some()) {
+            alts = true;
             let mut options: Vec<(bool, bool)> = vec![(false, false)];
             if pre_useful {
                 options.push((true, false));
@@ -1055,7 +1384,12 @@ impl<'c, 'k> Sim<'c, 'k> {
                     self.place(q);
                 }
                 let l0 = self.log.len();
+                let oc = self.cat;
+                if oc == 0 {
+                    self.cat = 1;
+                }
                 let out = run(self, st2);
+                self.cat = oc;
                 if flat {
                     runs.push((
                         out.clone(),
@@ -1098,7 +1432,12 @@ impl<'c, 'k> Sim<'c, 'k> {
                         continue;
                     }
                     let sv = self.save();
+                    let oc = self.cat;
+                    if oc == 0 {
+                        self.cat = 2;
+                    }
                     let (ns, nj) = self.step(b, j, std::mem::take(&mut states[o]));
+                    self.cat = oc;
                     delta[o] = (self.cost.0 - base.0, self.cost.1 - base.1);
                     costs[o].0 += delta[o].0;
                     costs[o].1 += delta[o].1;
@@ -1156,11 +1495,22 @@ impl<'c, 'k> Sim<'c, 'k> {
             self.blocked = outer_blocked;
             self.place(p);
             st.m.clear();
+            let oc = self.cat;
+            if oc == 0 {
+                self.cat = 5;
+            }
             let out = run(self, st);
+            self.cat = oc;
             self.blocked = outer_blocked;
             return out;
         }
-        run(self, st)
+        let oc = self.cat;
+        if alts && oc == 0 {
+            self.cat = 3;
+        }
+        let out = run(self, st);
+        self.cat = oc;
+        out
     }
 
     fn run_loop(&mut self, f: &ForData, entry: State) -> State {
@@ -1185,7 +1535,12 @@ impl<'c, 'k> Sim<'c, 'k> {
         let blocked = self.blocked;
         self.restore(sv);
         let sv = self.save();
+        let oc = self.cat;
+        if oc == 0 {
+            self.cat = 4;
+        }
         let (exit2, _) = self.loop_fixpoint(f, entry, inp);
+        self.cat = oc;
         if self.cost < first_cost {
             return exit2;
         }
@@ -1539,6 +1894,9 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
         let mut sim = Sim::new(c, check, placed.to_vec());
         sim.budget = budget;
         sim.run_block(k.body, State::default());
+        if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+            eprintln!("cstats {:?} mstats {:?}", sim.cstats, sim.mstats);
+        }
         Runs {
             log: sim.log,
             hits: sim.hits,
