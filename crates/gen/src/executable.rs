@@ -37,6 +37,7 @@ pub fn generate(opts: &GenOptions) -> String {
         ivs: Vec::new(),
         loops: 0,
         ops: 0,
+        whole_copies: 0,
     };
     let t = g.t;
     let n_default = g.rng.range(1, 4);
@@ -79,6 +80,7 @@ struct ExecGen {
     ivs: Vec<(String, u32)>,
     loops: usize,
     ops: usize,
+    whole_copies: u32,
 }
 
 impl ExecGen {
@@ -181,7 +183,16 @@ impl ExecGen {
                         "op \"cp_async_OPN\" async write {b}[{i}], read %G[{src}]"
                     ));
                 } else {
-                    self.op(&format!("op \"cp_async_OPN\" async write {b}, read %G"));
+                    // Each whole-buffer copy reads its own 2T words of %G, above every indexed
+                    // copy's source (words below 8T): two copies into one word then write
+                    // different values, and racecheck reports no write-after-write of equal
+                    // values (docs/GPU-VALIDATION.md).
+                    let lo = 4 * (8 * t + 2 * t * (self.whole_copies % 4));
+                    self.whole_copies += 1;
+                    self.op(&format!(
+                        "op \"cp_async_OPN\" async write {b}, read %G[{lo}:{}]",
+                        lo + 8 * t
+                    ));
                 }
             }
             75..=84 if depth < 2 && self.budget > 2 => self.plain_loop(),
