@@ -103,7 +103,7 @@ struct Gen {
     /// Integer loop variables in scope (for slot views, indices and conditions).
     ivs: Vec<String>,
     /// Recently written memory (indices into `mems`), so reads find something to conflict with.
-    written: Vec<usize>,
+    written: Recent,
     next_name: usize,
     /// How many loops and ifs enclose the current point.
     nest: usize,
@@ -115,6 +115,57 @@ struct Gen {
     threads: u64,
     /// Statements left to write.
     left: usize,
+    /// Scratch strings for operands (see [`Gen::take_buf`]).
+    bufs: Vec<String>,
+}
+
+/// The last (up to) 8 values written, oldest first: a fixed array, so that saving and
+/// restoring it around every loop and branch allocates nothing.
+#[derive(Copy, Clone, Debug, Default)]
+struct Recent {
+    items: [usize; 8],
+    len: usize,
+}
+
+impl Recent {
+    fn as_slice(&self) -> &[usize] {
+        &self.items[..self.len]
+    }
+
+    /// Appends `idx`, dropping the oldest past 8.
+    fn push(&mut self, idx: usize) {
+        if self.len == self.items.len() {
+            self.items.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.items[self.len] = idx;
+        self.len += 1;
+    }
+}
+
+/// `tid` or `tid * scale`.
+fn push_tid(out: &mut String, scale: u64) {
+    out.push_str("tid");
+    if scale != 1 {
+        out.push_str(" * ");
+        push_uint(out, scale);
+    }
+}
+
+/// Appends the decimal digits of `n`.
+fn push_uint(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
 }
 
 const LOOP_MAX_DEPTH: usize = 3;
@@ -129,13 +180,37 @@ impl Gen {
             ind: 1,
             mems: Vec::new(),
             ivs: Vec::new(),
-            written: Vec::new(),
+            written: Recent::default(),
             next_name: 0,
             nest: 0,
             divergent: 0,
             threads: 1,
             left: opts.ops,
+            bufs: Vec::new(),
         }
+    }
+
+    /// Starts a line of output at the current indentation; [`Gen::end_line`] ends it. Ops
+    /// are written piece by piece into the output rather than formatted into strings first
+    /// (`gen` of a million statements spent most of its time allocating and formatting).
+    fn begin_line(&mut self) {
+        for _ in 0..self.ind {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn end_line(&mut self) {
+        self.out.push('\n');
+    }
+
+    /// A scratch string (for an operand whose line is not started yet).
+    fn take_buf(&mut self) -> String {
+        self.bufs.pop().unwrap_or_default()
+    }
+
+    fn give_buf(&mut self, mut b: String) {
+        b.clear();
+        self.bufs.push(b);
     }
 
     fn fresh(&mut self, prefix: &str) -> String {
@@ -278,10 +353,11 @@ impl Gen {
         let n = self.mems.len();
         if reading && self.rng.chance(60) {
             let ok = |i: usize| i < n && self.mems[i].mem == mem;
-            let count = self.written.iter().filter(|&&i| ok(i)).count();
+            let written = self.written.as_slice();
+            let count = written.iter().filter(|&&i| ok(i)).count();
             if count > 0 {
                 let k = self.rng.below(count as u64) as usize;
-                return self.written.iter().copied().filter(|&i| ok(i)).nth(k);
+                return written.iter().copied().filter(|&i| ok(i)).nth(k);
             }
         }
         let count = self.mems.iter().filter(|m| m.mem == mem).count();
@@ -296,74 +372,79 @@ impl Gen {
         } as usize;
         (0..n).filter(|&i| self.mems[i].mem == mem).nth(k)
     }
-
     fn note_write(&mut self, idx: usize) {
         self.written.push(idx);
-        if self.written.len() > 8 {
-            self.written.remove(0);
-        }
     }
-
     /// `%x`, `%x[lo:hi]` or `%x[tid * 4 + c]`.
     fn operand(&mut self, idx: usize, allow_index: bool) -> String {
-        let m = &self.mems[idx];
-        let name = m.name.clone();
-        let size = m.size;
+        let mut out = String::new();
+        self.operand_into(&mut out, idx, allow_index);
+        out
+    }
+
+    /// Appends what [`Gen::operand`] returns to `out`.
+    fn operand_into(&mut self, out: &mut String, idx: usize, allow_index: bool) {
+        let size = self.mems[idx].size;
         let r = self.rng.below(100);
+        out.push('%');
+        out.push_str(&self.mems[idx].name);
         match size {
             Some(size) if r < 30 && size >= 512 => {
                 let unit = (size / 4).max(1);
                 let lo_k = self.rng.below(4);
                 let len_k = self.rng.range(1, 4 - lo_k);
-                format!("%{name}[{}:{}]", lo_k * unit, (lo_k + len_k) * unit)
+                out.push('[');
+                push_uint(out, lo_k * unit);
+                out.push(':');
+                push_uint(out, (lo_k + len_k) * unit);
+                out.push(']');
             }
-            Some(size) if allow_index && (30..45).contains(&r) => match self.word_index(size) {
-                Some(idx) => format!("%{name}[{idx}]"),
-                None => format!("%{name}"),
-            },
-            _ => format!("%{name}"),
+            Some(size) if allow_index && (30..45).contains(&r) => self.word_index_into(out, size),
+            _ => {}
         }
     }
-
-    /// `tid * s + c` whose every word lies inside `size` bytes for every thread (a word index
-    /// past the end would overlap whatever the allocator put next), or `None` if none fits.
-    fn word_index(&mut self, size: u64) -> Option<String> {
+    /// `[tid * s + c]` whose every word lies inside `size` bytes for every thread (a word
+    /// index past the end would overlap whatever the allocator put next); nothing if none fits.
+    fn word_index_into(&mut self, out: &mut String, size: u64) {
         let words = size / 4;
-        let fits: Vec<u64> = [1u64, 2, 4]
-            .into_iter()
-            .filter(|&sc| (self.threads - 1) * sc < words)
-            .collect();
-        if fits.is_empty() {
-            return None;
+        let mut fits = [0u64; 3];
+        let mut n = 0;
+        for sc in [1u64, 2, 4] {
+            if (self.threads - 1) * sc < words {
+                fits[n] = sc;
+                n += 1;
+            }
         }
-        let scale = *self.rng.pick(&fits);
+        if n == 0 {
+            return;
+        }
+        let scale = *self.rng.pick(&fits[..n]);
         let room = words - (self.threads - 1) * scale;
         let c = self.rng.below(room.min(4));
-        let tid = if scale == 1 {
-            "tid".to_string()
-        } else {
-            format!("tid * {scale}")
-        };
-        Some(if c == 0 { tid } else { format!("{tid} + {c}") })
+        out.push('[');
+        push_tid(out, scale);
+        if c != 0 {
+            out.push_str(" + ");
+            push_uint(out, c);
+        }
+        out.push(']');
     }
-
     /// An index into the 1 MiB global buffer, sometimes following a loop variable.
-    fn index_expr(&mut self) -> String {
+    fn index_expr_into(&mut self, out: &mut String) {
         let c = self.rng.below(4);
         let scale = *self.rng.pick(&[1u64, 2, 4]);
-        let tid = if scale == 1 {
-            "tid".to_string()
-        } else {
-            format!("tid * {scale}")
-        };
+        push_tid(out, scale);
         if !self.ivs.is_empty() && self.rng.chance(30) {
-            let iv = self.rng.pick(&self.ivs).clone();
-            return format!("{tid} + {iv} + {}", c + 1);
+            let iv = self.rng.pick(&self.ivs);
+            out.push_str(" + ");
+            out.push_str(iv);
+            out.push_str(" + ");
+            push_uint(out, c + 1);
+            return;
         }
-        if c == 0 {
-            tid
-        } else {
-            format!("{tid} + {c}")
+        if c != 0 {
+            out.push_str(" + ");
+            push_uint(out, c);
         }
     }
 
@@ -460,7 +541,6 @@ impl Gen {
         });
         self.spend();
     }
-
     fn compute_op(&mut self) {
         let name = if self.family == Family::Ascend {
             "scalar"
@@ -470,36 +550,43 @@ impl Gen {
                 _ => *self.rng.pick(&["mfma", "v_add", "v_exp", "s_nop"]),
             }
         };
-        self.line(&format!("op \"{name}\""));
+        self.begin_line();
+        self.out.push_str("op \"");
+        self.out.push_str(name);
+        self.out.push('"');
+        self.end_line();
         self.spend();
     }
-
     fn gpu_op(&mut self) {
         let r = self.rng.below(100);
         if r < 12 {
             return self.compute_op();
         }
         if r < 20 {
-            let g = self.operand_global();
+            let mut g = self.take_buf();
+            self.operand_global_into(&mut g);
             let text = if self.rng.chance(50) {
-                format!("op \"global_load\" read {g}")
+                "op \"global_load\" read "
             } else {
-                format!("op \"global_store\" write {g}")
+                "op \"global_store\" write "
             };
-            self.line(&text);
+            self.op_line(&[text, &g]);
+            self.give_buf(g);
             return self.spend();
         }
         if self.divergent > 0 {
             let Some(src) = self.pick_mem(Mem::Lds, true) else {
                 return self.compute_op();
             };
-            let s = self.operand(src, true);
             let name = if self.family == Family::Nvidia {
-                "ld_shared"
+                "op \"ld_shared\" read "
             } else {
-                "ds_read"
+                "op \"ds_read\" read "
             };
-            self.line(&format!("op \"{name}\" read {s}"));
+            self.begin_line();
+            self.out.push_str(name);
+            self.operand_out(src, true);
+            self.end_line();
             return self.spend();
         }
         let Some(dst) = self.pick_mem(Mem::Lds, false) else {
@@ -512,58 +599,95 @@ impl Gen {
                 Target::Gfx1250 if self.rng.chance(40) => "tensor_load",
                 _ => "gather_to_lds",
             };
-            let d = self.operand(dst, false);
-            let g = self.operand_global();
-            self.line(&format!("op \"{name}\" async write {d}, read {g}"));
+            self.begin_line();
+            self.out.push_str("op \"");
+            self.out.push_str(name);
+            self.out.push_str("\" async write ");
+            self.operand_out(dst, false);
+            self.out.push_str(", read ");
+            let mut out = std::mem::take(&mut self.out);
+            self.operand_global_into(&mut out);
+            self.out = out;
+            self.end_line();
             self.note_write(dst);
             return self.spend();
         }
         let kind = self.rng.below(100);
         if kind < 35 {
-            let d = self.operand(dst, true);
+            let mut d = self.take_buf();
+            self.operand_into(&mut d, dst, true);
             let names: &[&str] = if self.family == Family::Nvidia {
-                &["st_shared", "stmatrix"]
+                &["op \"st_shared\" write ", "op \"stmatrix\" write "]
             } else {
-                &["ds_write", "ds_write_b128"]
+                &["op \"ds_write\" write ", "op \"ds_write_b128\" write "]
             };
             let name = *self.rng.pick(names);
-            self.line(&format!("op \"{name}\" write {d}"));
+            self.op_line(&[name, &d]);
+            self.give_buf(d);
             self.note_write(dst);
         } else if kind < 80 {
             let src = self.pick_mem(Mem::Lds, true).unwrap_or(dst);
-            let s = self.operand(src, true);
+            let mut s = self.take_buf();
+            self.operand_into(&mut s, src, true);
             let names: &[&str] = if self.family == Family::Nvidia {
-                &["ld_shared", "ldmatrix"]
+                &["op \"ld_shared\" read ", "op \"ldmatrix\" read "]
             } else {
-                &["ds_read", "ds_read_b128"]
+                &["op \"ds_read\" read ", "op \"ds_read_b128\" read "]
             };
             let name = *self.rng.pick(names);
-            self.line(&format!("op \"{name}\" read {s}"));
+            self.op_line(&[name, &s]);
+            self.give_buf(s);
         } else if kind < 90 {
-            let d = self.operand(dst, true);
-            self.line(&format!("op \"lds_add\" atomic {d}"));
+            self.begin_line();
+            self.out.push_str("op \"lds_add\" atomic ");
+            self.operand_out(dst, true);
+            self.end_line();
             self.note_write(dst);
         } else {
             // A copy between two workgroup values.
             let src = self.pick_mem(Mem::Lds, true).unwrap_or(dst);
-            let d = self.operand(dst, true);
-            let s = self.operand(src, true);
-            self.line(&format!("op \"lds_copy\" write {d}, read {s}"));
+            self.begin_line();
+            self.out.push_str("op \"lds_copy\" write ");
+            self.operand_out(dst, true);
+            self.out.push_str(", read ");
+            self.operand_out(src, true);
+            self.end_line();
             self.note_write(dst);
         }
         self.spend();
     }
 
-    fn operand_global(&mut self) -> String {
+    /// Writes an operand straight into the output (the line is already started).
+    fn operand_out(&mut self, idx: usize, allow_index: bool) {
+        let mut out = std::mem::take(&mut self.out);
+        self.operand_into(&mut out, idx, allow_index);
+        self.out = out;
+    }
+
+    /// One line made of `parts`.
+    fn op_line(&mut self, parts: &[&str]) {
+        self.begin_line();
+        for p in parts {
+            self.out.push_str(p);
+        }
+        self.end_line();
+    }
+    /// `%G`, `%G[lo:hi]` or `%G[index]`.
+    fn operand_global_into(&mut self, out: &mut String) {
         match self.rng.below(3) {
-            0 => "%G".into(),
+            0 => out.push_str("%G"),
             1 => {
                 let lo = self.rng.below(16) * 4096;
-                format!("%G[{lo}:{}]", lo + 4096)
+                out.push_str("%G[");
+                push_uint(out, lo);
+                out.push(':');
+                push_uint(out, lo + 4096);
+                out.push(']');
             }
             _ => {
-                let idx = self.index_expr();
-                format!("%G[{idx}]")
+                out.push_str("%G[");
+                self.index_expr_into(out);
+                out.push(']');
             }
         }
     }
