@@ -390,13 +390,14 @@ fn cmd_gen(ops: usize, seed: u64, target: &str, executable: bool, out: &Output) 
             Target::names()
         ))
     })?;
-    let text = syncopt_gen::generate(&syncopt_gen::GenOptions {
+    let opts = syncopt_gen::GenOptions {
         ops,
         seed,
         target,
         executable,
-    });
-    write_output(out, &text)
+    };
+    // Streamed: `syncopt gen | syncopt insert -` reads while this generates.
+    write_output_with(out, |w| syncopt_gen::generate_to(&opts, w))
 }
 
 struct InsertArgs<'a> {

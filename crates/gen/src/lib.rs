@@ -28,10 +28,28 @@ pub fn generate(opts: &GenOptions) -> String {
     if opts.executable {
         return executable::generate(opts);
     }
-    let mut g = Gen::new(opts);
+    let mut g = Gen::new(opts, None);
     g.kernel();
     g.out
 }
+
+/// Writes what [`generate`] returns to `w`, in chunks while it is generated: a reader at the
+/// other end of a pipe gets the text as it comes, and the whole text is never held at once.
+pub fn generate_to(opts: &GenOptions, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if opts.executable {
+        return w.write_all(executable::generate(opts).as_bytes());
+    }
+    let mut g = Gen::new(opts, Some(w));
+    g.kernel();
+    g.flush();
+    match g.error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Text handed to a [`generate_to`] writer at a time.
+const CHUNK: usize = 1 << 16;
 
 /// splitmix64: tiny, fast, and good enough to drive a generator.
 #[derive(Clone, Debug)]
@@ -92,7 +110,11 @@ struct MemVal {
     sliceable: bool,
 }
 
-struct Gen {
+struct Gen<'w> {
+    /// Where full chunks of `out` go, if anywhere (else `out` collects the whole text).
+    sink: Option<&'w mut dyn std::io::Write>,
+    /// The first error of `sink`; later chunks are dropped.
+    error: Option<std::io::Error>,
     rng: Rng,
     target: Target,
     family: Family,
@@ -100,6 +122,8 @@ struct Gen {
     ind: usize,
     /// Memory values in scope, innermost last; blocks truncate it when they close.
     mems: Vec<MemVal>,
+    /// `mems[i].mem` for each `i`, apart: picks scan it for every generated op.
+    kinds: Vec<Mem>,
     /// Integer loop variables in scope (for slot views, indices and conditions).
     ivs: Vec<String>,
     /// Recently written memory (indices into `mems`), so reads find something to conflict with.
@@ -170,15 +194,23 @@ fn push_uint(out: &mut String, mut n: u64) {
 
 const LOOP_MAX_DEPTH: usize = 3;
 
-impl Gen {
-    fn new(opts: &GenOptions) -> Self {
+impl<'w> Gen<'w> {
+    fn new(opts: &GenOptions, sink: Option<&'w mut dyn std::io::Write>) -> Self {
+        let cap = if sink.is_some() {
+            CHUNK + CHUNK / 2
+        } else {
+            opts.ops.saturating_mul(40).min(1 << 30) + 512
+        };
         Gen {
+            sink,
+            error: None,
             rng: Rng::new(opts.seed),
             target: opts.target,
             family: opts.target.family(),
-            out: String::with_capacity(opts.ops.saturating_mul(40).min(1 << 30) + 512),
+            out: String::with_capacity(cap),
             ind: 1,
             mems: Vec::new(),
+            kinds: Vec::new(),
             ivs: Vec::new(),
             written: Recent::default(),
             next_name: 0,
@@ -201,6 +233,21 @@ impl Gen {
 
     fn end_line(&mut self) {
         self.out.push('\n');
+        if self.out.len() >= CHUNK {
+            self.flush();
+        }
+    }
+
+    /// Passes `out` on to the sink, if there is one.
+    fn flush(&mut self) {
+        if let Some(w) = self.sink.as_mut() {
+            if self.error.is_none() {
+                if let Err(e) = w.write_all(self.out.as_bytes()) {
+                    self.error = Some(e);
+                }
+            }
+            self.out.clear();
+        }
     }
 
     /// A scratch string (for an operand whose line is not started yet).
@@ -216,7 +263,10 @@ impl Gen {
     fn fresh(&mut self, prefix: &str) -> String {
         let n = self.next_name;
         self.next_name += 1;
-        format!("{prefix}{n}")
+        let mut name = String::with_capacity(prefix.len() + 8);
+        name.push_str(prefix);
+        push_uint(&mut name, n as u64);
+        name
     }
 
     fn line(&mut self, text: &str) {
@@ -224,7 +274,7 @@ impl Gen {
             self.out.push_str("  ");
         }
         self.out.push_str(text);
-        self.out.push('\n');
+        self.end_line();
     }
 
     fn kernel(&mut self) {
@@ -299,7 +349,7 @@ impl Gen {
             if text.is_empty() {
                 owned.push((name.clone(), size));
             }
-            self.mems.push(MemVal {
+            self.push_mem(MemVal {
                 name,
                 mem: Mem::Lds,
                 size: Some(size),
@@ -307,7 +357,7 @@ impl Gen {
             });
         }
         self.line("%G = buffer global 1048576");
-        self.mems.push(MemVal {
+        self.push_mem(MemVal {
             name: "G".into(),
             mem: Mem::Global,
             size: Some(1 << 20),
@@ -330,7 +380,7 @@ impl Gen {
         ];
         for &(name, mem, space, size) in decls {
             self.line(&format!("%{name} = buffer {space} {size}"));
-            self.mems.push(MemVal {
+            self.push_mem(MemVal {
                 name: name.into(),
                 mem,
                 size: Some(size),
@@ -350,9 +400,10 @@ impl Gen {
     /// A memory value in `mem`, preferring recently written ones when `reading`. Picks by
     /// counting instead of collecting: this runs for every generated op.
     fn pick_mem(&mut self, mem: Mem, reading: bool) -> Option<usize> {
-        let n = self.mems.len();
+        let kinds = &self.kinds;
+        let n = kinds.len();
         if reading && self.rng.chance(60) {
-            let ok = |i: usize| i < n && self.mems[i].mem == mem;
+            let ok = |i: usize| i < n && kinds[i] == mem;
             let written = self.written.as_slice();
             let count = written.iter().filter(|&&i| ok(i)).count();
             if count > 0 {
@@ -360,7 +411,7 @@ impl Gen {
                 return written.iter().copied().filter(|&i| ok(i)).nth(k);
             }
         }
-        let count = self.mems.iter().filter(|m| m.mem == mem).count();
+        let count = kinds.iter().filter(|&&m| m == mem).count();
         if count == 0 {
             return None;
         }
@@ -370,7 +421,17 @@ impl Gen {
         } else {
             self.rng.below(count as u64)
         } as usize;
-        (0..n).filter(|&i| self.mems[i].mem == mem).nth(k)
+        (0..n).filter(|&i| self.kinds[i] == mem).nth(k)
+    }
+
+    fn push_mem(&mut self, m: MemVal) {
+        self.kinds.push(m.mem);
+        self.mems.push(m);
+    }
+
+    fn truncate_mems(&mut self, len: usize) {
+        self.kinds.truncate(len);
+        self.mems.truncate(len);
     }
     fn note_write(&mut self, idx: usize) {
         self.written.push(idx);
@@ -515,7 +576,7 @@ impl Gen {
                 self.line(&format!(
                     "%{name} = view %{bname} slot ({index}) mod {count}"
                 ));
-                self.mems.push(MemVal {
+                self.push_mem(MemVal {
                     name,
                     mem,
                     size: Some(bsize / count),
@@ -533,7 +594,7 @@ impl Gen {
             k * part,
             (k + 1) * part
         ));
-        self.mems.push(MemVal {
+        self.push_mem(MemVal {
             name,
             mem,
             size: Some(part),
@@ -776,13 +837,21 @@ impl Gen {
 
     fn for_loop(&mut self, depth: usize) {
         self.spend();
-        let iv = format!("%{}", self.fresh("i"));
-        let bounds = match self.rng.below(6) {
-            0 | 1 => format!("0 to {}", self.rng.pick(&[2, 4, 8, 16])),
-            2 => "0 to %n".to_string(),
-            3 => "0 to %n max 64".to_string(),
-            4 => "0 to %n min 1 max 16".to_string(),
-            _ => "0 to 16 step 4".to_string(),
+        let iv = {
+            let n = self.next_name;
+            self.next_name += 1;
+            let mut iv = String::with_capacity(8);
+            iv.push_str("%i");
+            push_uint(&mut iv, n as u64);
+            iv
+        };
+        // A constant trip count, or the rest of the head after `0 to `.
+        let (trips, bounds) = match self.rng.below(6) {
+            0 | 1 => (*self.rng.pick(&[2u64, 4, 8, 16]), ""),
+            2 => (0, "%n"),
+            3 => (0, "%n max 64"),
+            4 => (0, "%n min 1 max 16"),
+            _ => (0, "16 step 4"),
         };
         // Loop-carried handles that rotate: double buffering.
         let mut iters: Vec<(String, usize)> = Vec::new();
@@ -809,28 +878,38 @@ impl Gen {
             } else {
                 Vec::new()
             };
-        let mut head = String::new();
+        self.begin_line();
+        let head = &mut self.out;
         if !results.is_empty() {
-            let _ = write!(head, "%{}, %{} = ", results[0], results[1]);
+            for p in ["%", &results[0], ", %", &results[1], " = "] {
+                head.push_str(p);
+            }
         }
-        let _ = write!(head, "for {iv} = {bounds}");
+        for p in ["for ", &iv, " = 0 to ", bounds] {
+            head.push_str(p);
+        }
+        if bounds.is_empty() {
+            push_uint(head, trips);
+        }
         if !iters.is_empty() {
             head.push_str(" iter(");
             for (i, (h, init)) in iters.iter().enumerate() {
                 if i > 0 {
                     head.push_str(", ");
                 }
-                let _ = write!(head, "%{h} = %{}", self.mems[*init].name);
+                for p in ["%", h, " = %", &self.mems[*init].name] {
+                    head.push_str(p);
+                }
             }
             head.push(')');
         }
         head.push_str(" {");
-        self.line(&head);
+        self.end_line();
         let mark = self.mems.len();
         let written_mark = self.written.clone();
         let mem = iters.first().map(|(_, i)| self.mems[*i].mem);
         for (h, _) in &iters {
-            self.mems.push(MemVal {
+            self.push_mem(MemVal {
                 name: h.clone(),
                 mem: mem.unwrap_or(Mem::Lds),
                 size: None,
@@ -856,12 +935,12 @@ impl Gen {
         }
         self.ind -= 1;
         self.ivs.pop();
-        self.mems.truncate(mark);
+        self.truncate_mems(mark);
         self.written = written_mark;
         self.line("}");
         for r in results {
             let idx = self.mems.len();
-            self.mems.push(MemVal {
+            self.push_mem(MemVal {
                 name: r,
                 mem: mem.unwrap_or(Mem::Lds),
                 size: None,
@@ -907,25 +986,28 @@ impl Gen {
         self.spend();
         let gpu = self.family != Family::Ascend;
         let divergent = gpu && self.rng.chance(30);
-        let cond = if divergent {
-            match self.rng.below(3) {
-                0 => "tid < 64".to_string(),
-                1 => "tid mod 2 == 0".to_string(),
-                _ => "tid >= 32".to_string(),
-            }
+        // The condition: `[before, ivs[iv], after]` with `iv` set, else `before` alone.
+        let (before, iv, after) = if divergent {
+            let c = match self.rng.below(3) {
+                0 => "tid < 64",
+                1 => "tid mod 2 == 0",
+                _ => "tid >= 32",
+            };
+            (c, None, "")
         } else if !self.ivs.is_empty() && self.rng.chance(50) {
-            let iv = self.rng.pick(&self.ivs).clone();
+            let iv = self.rng.below(self.ivs.len() as u64) as usize;
             if self.rng.chance(50) {
-                format!("({iv} + 1) mod 2 == 0")
+                ("(", Some(iv), " + 1) mod 2 == 0")
             } else {
-                format!("{iv} < 2")
+                ("", Some(iv), " < 2")
             }
         } else {
-            match self.rng.below(3) {
-                0 => "%c".to_string(),
-                1 => "%n > 4".to_string(),
-                _ => "%c == 0".to_string(),
-            }
+            let c = match self.rng.below(3) {
+                0 => "%c",
+                1 => "%n > 4",
+                _ => "%c == 0",
+            };
+            (c, None, "")
         };
         let uni = if divergent { "divergent" } else { "uniform" };
         // A uniform if that selects a buffer: `%x = if uniform %c { yield %A } else { yield %B }`.
@@ -945,11 +1027,22 @@ impl Gen {
             None
         };
         let result = result_mem.map(|_| self.fresh("x"));
-        let prefix = result
-            .as_ref()
-            .map(|r| format!("%{r} = "))
-            .unwrap_or_default();
-        self.line(&format!("{prefix}if {uni} {cond} {{"));
+        self.begin_line();
+        if let Some(r) = &result {
+            for p in ["%", r, " = "] {
+                self.out.push_str(p);
+            }
+        }
+        for p in ["if ", uni, " ", before] {
+            self.out.push_str(p);
+        }
+        if let Some(iv) = iv {
+            self.out.push_str(&self.ivs[iv]);
+        }
+        for p in [after, " {"] {
+            self.out.push_str(p);
+        }
+        self.end_line();
         let then_yield = result_mem.map(|(_, a, _)| self.mems[a].name.clone());
         let else_yield = result_mem.map(|(_, _, b)| self.mems[b].name.clone());
         self.nest += 1;
@@ -968,7 +1061,7 @@ impl Gen {
         self.line("}");
         if let (Some(r), Some((mem, _, _))) = (result, result_mem) {
             let idx = self.mems.len();
-            self.mems.push(MemVal {
+            self.push_mem(MemVal {
                 name: r,
                 mem,
                 size: None,
@@ -990,7 +1083,7 @@ impl Gen {
         if let Some(y) = yielded {
             self.line(&format!("yield %{y}"));
         }
-        self.mems.truncate(mark);
+        self.truncate_mems(mark);
         self.written = written_mark;
     }
 }
@@ -1045,6 +1138,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn streamed_text_is_the_generated_text() {
+        for &t in Target::ALL {
+            for (ops, seed) in [(0, 0), (12, 1), (300, 2), (6000, 3)] {
+                for executable in [false, true] {
+                    let opts = GenOptions {
+                        ops,
+                        seed,
+                        target: t,
+                        executable,
+                    };
+                    let mut out = Vec::new();
+                    generate_to(&opts, &mut out).unwrap();
+                    assert_eq!(String::from_utf8(out).unwrap(), generate(&opts));
+                }
+            }
+        }
+        // 6000 statements is several chunks: the test above crossed chunk boundaries.
+        assert!(gen(6000, 3, Target::Gfx950).len() > 2 * CHUNK);
+    }
+
+    #[test]
+    fn streaming_reports_the_writers_error() {
+        struct Full;
+        impl std::io::Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let opts = GenOptions {
+            ops: 5000,
+            seed: 1,
+            target: Target::Gfx950,
+            executable: false,
+        };
+        let e = generate_to(&opts, &mut Full).unwrap_err();
+        assert_eq!(e.to_string(), "disk full");
     }
 
     #[test]
