@@ -2,7 +2,8 @@
 //! workgroup` (optionally `-- OPS`). Each kernel comes from `syncopt_gen::generate`, its ifs
 //! made uniform, then synchronized by brute force: a barrier (or signal/wait pair) after every
 //! statement and a `wait C(0)` after every async op, so the verifier walks the whole program
-//! and proves it. Prints one line per target; the best of three runs.
+//! and proves it. Prints one line per target; the best of three runs. `-- FILE.sk` times the
+//! verifier on the kernels of that file instead (an insert output, say).
 
 use std::time::Instant;
 
@@ -14,6 +15,10 @@ use syncopt_gen::{generate, GenOptions};
 use syncopt_targets::Target;
 
 fn main() {
+    // `-- FILE.sk`: time the verifier on that kernel instead (e.g. an insert output).
+    if let Some(path) = std::env::args().skip(1).find(|a| a.ends_with(".sk")) {
+        return verify_file(&path);
+    }
     let ops: usize = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())
@@ -48,5 +53,34 @@ fn main() {
             r.states,
             r.diagnostics.iter().filter(|d| d.is_error()).count()
         );
+    }
+}
+
+/// Best of three verifications of every kernel in `path` on its file's target.
+fn verify_file(path: &str) {
+    let text = std::fs::read_to_string(path).expect("readable input");
+    let file = syncopt_ir::parse(&text).expect("input parses");
+    for m in &file.chunks {
+        let t = syncopt_targets::resolve(None, m.target.as_deref(), m.target_loc)
+            .expect("the file names its target");
+        for k in &m.kernels {
+            let mut best = f64::MAX;
+            let mut rep = None;
+            for _ in 0..3 {
+                let t0 = Instant::now();
+                let r = syncopt_verify::verify(k, t);
+                best = best.min(t0.elapsed().as_secs_f64());
+                rep = Some(r);
+            }
+            let r = rep.expect("ran");
+            println!(
+                "{path} @{} ({}): statements {}  verify {best:.3} s  states {}  errors {}",
+                k.name,
+                t.name(),
+                k.stmt_count(),
+                r.states,
+                r.diagnostics.iter().filter(|d| d.is_error()).count()
+            );
+        }
     }
 }
