@@ -4,8 +4,8 @@
 //! Why: reading and parsing a million-statement kernel makes about two million allocations
 //! that live until the process exits (the CLI never frees the parsed file), and faults in
 //! about 350 MB one 4 KiB page at a time; page faults were a quarter of `syncopt insert`
-//! outside the passes, malloc another tenth. Bumping a pointer through one region that asks
-//! the kernel for transparent huge pages does neither.
+//! outside the passes, malloc another tenth. Bumping a pointer through one region makes no
+//! malloc calls, and lets a helper thread fault the pages in ahead of the parser.
 //!
 //! The arena is on only between [`begin`] and [`end`] (reading and parsing, one thread).
 //! Memory from it is never reused: freeing it is a no-op (the passes do free parts of the
@@ -31,14 +31,17 @@ static ON: AtomicBool = AtomicBool::new(false);
 const RESERVE: usize = 16 << 30;
 
 /// Turns the arena on (reserving its region the first time). `SYNCOPT_ARENA=0` leaves it
-/// off, `SYNCOPT_ARENA=small` uses it without huge pages (both for measurements).
+/// off; `SYNCOPT_ARENA=huge` asks for transparent huge pages. Huge pages are not the default:
+/// on a VM whose balloon takes free memory back from the guest (the 2-core dev box), every
+/// fresh huge page is faulted in from the host, and a first run spent 0.5-0.8 s in the kernel
+/// zeroing them (4 KiB pages: 0.2 s); on a host without that, they took it to 0.06 s.
 pub fn begin() {
     let mode = std::env::var_os("SYNCOPT_ARENA");
     if mode.as_deref() == Some("0".as_ref()) {
         return;
     }
     if START.load(Ordering::Relaxed) == 0 {
-        let huge = mode.as_deref() != Some("small".as_ref());
+        let huge = mode.as_deref() == Some("huge".as_ref());
         if let Some(start) = os::reserve(RESERVE, huge) {
             NEXT.store(start, Ordering::Relaxed);
             END.store(start + RESERVE, Ordering::Relaxed);
@@ -61,6 +64,10 @@ pub fn prefault(bytes: usize) {
     const MIN: usize = 16 << 20;
     const STEP: usize = 2 << 20;
     if !ON.load(Ordering::Relaxed) || bytes < MIN || !os::CAN_POPULATE {
+        return;
+    }
+    // `SYNCOPT_PREFAULT=0`: no helper (for measurements).
+    if std::env::var_os("SYNCOPT_PREFAULT").is_some_and(|v| v == "0") {
         return;
     }
     let from = (NEXT.load(Ordering::Relaxed) + STEP - 1) & !(STEP - 1);
@@ -213,7 +220,7 @@ mod os {
     const HUGE: usize = 2 << 20;
 
     /// Reserves `len` bytes of address space (memory comes as pages are touched), asking for
-    /// huge pages: one fault per 2 MiB instead of per 4 KiB. Returns a 2 MiB-aligned start.
+    /// `huge`: asks for huge pages (one fault per 2 MiB). Returns a 2 MiB-aligned start.
     pub fn reserve(len: usize, huge: bool) -> Option<usize> {
         // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
         // no existing memory; madvise only advises.
