@@ -219,8 +219,8 @@ mod os {
     }
     const HUGE: usize = 2 << 20;
 
-    /// Reserves `len` bytes of address space (memory comes as pages are touched), asking for
-    /// `huge`: asks for huge pages (one fault per 2 MiB). Returns a 2 MiB-aligned start.
+    /// Reserves `len` bytes of address space (memory comes as pages are touched), with huge
+    /// pages (one fault per 2 MiB) if `huge`. Returns a 2 MiB-aligned start.
     pub fn reserve(len: usize, huge: bool) -> Option<usize> {
         // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
         // no existing memory; madvise only advises.
