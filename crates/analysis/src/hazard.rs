@@ -237,7 +237,7 @@ impl Accesses {
         chunk: usize,
     ) -> Accesses {
         let mut out = Self::collect_unbound(k, threads, workers, chunk);
-        out.bind_handles(k);
+        out.bind_handles(k, workers);
         out
     }
 
@@ -326,67 +326,153 @@ impl Accesses {
     /// the loop's handles fixed to their values in its first iteration (the initial values)
     /// and, when the trip count `T` is known, in its last one (rotation by `T - 1`). Bound
     /// forms are interned like the others (their own handles of other loops stay unbound).
-    fn bind_handles(&mut self, k: &Kernel) {
+    fn bind_handles(&mut self, k: &Kernel, workers: usize) {
         self.binds = vec![Vec::new(); self.descs.len()];
         if !self.descs.iter().any(|d| d.bind.is_some()) {
             return;
         }
-        let mut intern: FxMap<Desc, u32> = self
-            .descs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.clone(), i as u32))
-            .collect();
-        // One resolver per (loop, iteration): its memo holds values under that binding.
         let exact = exact_loops(k);
-        let mut fixed: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
-        let n = self.descs.len();
-        for d in 0..n {
-            let Some(src) = self.descs[d].bind.clone() else {
+        // Every (descriptor, loop, first/last iteration, iteration) to bind, in the order
+        // their forms are interned.
+        let mut tasks: Vec<(usize, StmtId, usize, u64)> = Vec::new();
+        for (d, desc) in self.descs.iter().enumerate() {
+            if desc.bind.is_none() {
                 continue;
-            };
-            let mut loops: Vec<StmtId> = self.descs[d]
+            }
+            let mut loops: Vec<StmtId> = desc
                 .regions
                 .iter()
                 .filter_map(|r| r.handle.map(|h| h.0))
                 .collect();
             loops.sort();
             loops.dedup();
-            let mode = self.descs[d].mode;
             for lp in loops {
                 let last_iter = exact.get(&lp).and_then(|t| t.checked_sub(1));
-                let mut ids = [u32::MAX; 2];
                 for (slot, it) in [(0usize, Some(0u64)), (1, last_iter)] {
-                    let Some(it) = it else { continue };
-                    let r = fixed.entry((lp, it)).or_insert_with(|| {
-                        let mut r = Resolver::new(k, &exact);
-                        r.fix = Some((lp, it));
-                        r
-                    });
-                    let regions = r.regions(src.value);
-                    if regions.is_empty() || r.unbound {
-                        r.unbound = false;
-                        continue;
+                    if let Some(it) = it {
+                        tasks.push((d, lp, slot, it));
                     }
-                    let desc = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
-                    ids[slot] = match intern.get(&desc) {
-                        Some(&id) => id,
-                        None => {
-                            let id = self.descs.len() as u32;
-                            self.descs.push(desc.clone());
-                            self.binds.push(Vec::new());
-                            intern.insert(desc, id);
-                            id
-                        }
+                }
+            }
+        }
+        // One resolver per (loop, iteration): its memo holds values under that binding. The
+        // resolvers are independent: each runs its own tasks in the order above (as in one
+        // pass over them), the groups on several threads.
+        let mut groups: BTreeMap<(StmtId, u64), Vec<usize>> = BTreeMap::new();
+        for (i, t) in tasks.iter().enumerate() {
+            groups.entry((t.1, t.3)).or_default().push(i);
+        }
+        let groups: Vec<((StmtId, u64), Vec<usize>)> = groups.into_iter().collect();
+        let n_groups = groups.len();
+        let groups_ref = &groups;
+        let descs = &self.descs;
+        let tasks_ref = &tasks;
+        let exact_ref = &exact;
+        let run_group = move |g: usize| -> Vec<(usize, Option<Desc>)> {
+            let ((lp, it), ids) = &groups_ref[g];
+            let mut r = Resolver::new(k, exact_ref);
+            r.fix = Some((*lp, *it));
+            let mut out = Vec::with_capacity(ids.len());
+            for &i in ids {
+                let d = &descs[tasks_ref[i].0];
+                let Some(src) = d.bind.as_deref() else {
+                    out.push((i, None));
+                    continue;
+                };
+                let regions = r.regions(src.value);
+                if regions.is_empty() || r.unbound {
+                    r.unbound = false;
+                    out.push((i, None));
+                    continue;
+                }
+                let desc = make_desc(k, d.mode, regions, &src.sel.selector(), src.threads);
+                out.push((i, Some(desc)));
+            }
+            out
+        };
+        let mut results: Vec<Option<Desc>> = (0..tasks.len()).map(|_| None).collect();
+        let mut done = vec![false; n_groups];
+        if workers > 1 && n_groups >= 64 {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let found: std::sync::Mutex<Vec<(usize, Vec<(usize, Option<Desc>)>)>> =
+                std::sync::Mutex::new(Vec::new());
+            std::thread::scope(|sc| {
+                let work = || loop {
+                    let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if g >= n_groups {
+                        break;
+                    }
+                    let out = run_group(g);
+                    if let Ok(mut f) = found.lock() {
+                        f.push((g, out));
+                    }
+                };
+                // Threads that cannot be started are done without; groups a failed one
+                // took are run below.
+                let hs: Vec<_> = (0..workers.min(n_groups))
+                    .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
+                    .collect();
+                for h in hs {
+                    let _ = h.join();
+                }
+            });
+            for (g, out) in found.into_inner().unwrap_or_default() {
+                done[g] = true;
+                for (i, d) in out {
+                    results[i] = d;
+                }
+            }
+        }
+        for (g, ok) in done.iter().enumerate() {
+            if !ok {
+                for (i, d) in run_group(g) {
+                    results[i] = d;
+                }
+            }
+        }
+        // Interned in task order, as one pass would. Descriptors are looked up by hash
+        // (colliding ids chained in `next`), without a copy of each.
+        let hash = |d: &Desc| {
+            let mut h = FxHasher::default();
+            d.hash(&mut h);
+            h.finish()
+        };
+        let mut first: FxMap<u64, u32> = FxMap::default();
+        let mut next: Vec<u32> = Vec::with_capacity(self.descs.len() + tasks.len());
+        for (i, d) in self.descs.iter().enumerate() {
+            let prev = first.insert(hash(d), i as u32).unwrap_or(u32::MAX);
+            next.push(prev);
+        }
+        let mut t = 0;
+        while t < tasks.len() {
+            let (d, lp) = (tasks[t].0, tasks[t].1);
+            let mut ids = [u32::MAX; 2];
+            while t < tasks.len() && tasks[t].0 == d && tasks[t].1 == lp {
+                let slot = tasks[t].2;
+                if let Some(desc) = results[t].take() {
+                    let h = hash(&desc);
+                    let mut e = first.get(&h).copied().unwrap_or(u32::MAX);
+                    while e != u32::MAX && self.descs[e as usize] != desc {
+                        e = next[e as usize];
+                    }
+                    ids[slot] = if e != u32::MAX {
+                        e
+                    } else {
+                        let id = self.descs.len() as u32;
+                        self.descs.push(desc);
+                        self.binds.push(Vec::new());
+                        next.push(first.insert(h, id).unwrap_or(u32::MAX));
+                        id
                     };
                 }
-                if ids != [u32::MAX; 2] {
-                    self.binds[d].push(Bind {
-                        lp,
-                        first: if ids[0] == u32::MAX { d as u32 } else { ids[0] },
-                        last: ids[1],
-                    });
-                }
+                t += 1;
+            }
+            if ids != [u32::MAX; 2] {
+                self.binds[d].push(Bind {
+                    lp,
+                    first: if ids[0] == u32::MAX { d as u32 } else { ids[0] },
+                    last: ids[1],
+                });
             }
         }
     }
