@@ -385,6 +385,7 @@ fn spans(k: &Kernel, base: &[usize]) -> Vec<(u32, u32)> {
 
 impl<'k> Ctx<'k> {
     fn new(k: &'k Kernel, target: Target) -> Self {
+        let t_start = std::time::Instant::now();
         let info = target.info();
         let threads = k.waves.unwrap_or(info.default_waves) as u64 * info.wave_size as u64;
         // The access collection is the larger half of this: on a second core when there is
@@ -433,7 +434,6 @@ impl<'k> Ctx<'k> {
             (Accesses::collect_with_threads(k, Some(threads)), layout())
         };
         let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
-        let t0 = std::time::Instant::now();
         let dmask = acc
             .descs
             .iter()
@@ -482,10 +482,10 @@ impl<'k> Ctx<'k> {
         };
         if dbg {
             eprintln!(
-                "  ctx: acc+layout done, {} descs {} accesses; dmask {:?}",
+                "ctx: accesses and layout {:?} ({} descriptors, {} accesses)",
+                t_start.elapsed(),
                 c.acc.descs.len(),
-                c.acc.accesses.len(),
-                t0.elapsed()
+                c.acc.accesses.len()
             );
         }
         // The top-level statements' tables, in slices on the available threads.
@@ -537,7 +537,7 @@ impl<'k> Ctx<'k> {
             }
         }
         if dbg {
-            eprintln!("  ctx: prepare {:?}", t0.elapsed());
+            eprintln!("ctx: loop and if summaries {:?}", t_start.elapsed());
         }
         c.allowed = allowed;
         c.stage_loop = stage_loop;
@@ -701,8 +701,6 @@ struct Sim<'c, 'k> {
     /// Recorded hazards, unsorted and with repeats (sorted once at the end).
     hits: Vec<Hit>,
     steps: u64,
-    cat: usize,
-    cstats: [u64; 8],
     max_state: usize,
     /// Spare trace buffers of `loop_fixpoint`.
     traces: Vec<Vec<(u64, u64)>>,
@@ -714,7 +712,6 @@ struct Sim<'c, 'k> {
     /// Earlier runs of loops and ifs by entry (see `memo_run`).
     memo: MemoTable,
     memo_hits: u64,
-    mstats: [u64; 16],
 }
 
 fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
@@ -840,15 +837,12 @@ impl<'c, 'k> Sim<'c, 'k> {
             blocked: u32::MAX,
             hits: Vec::new(),
             steps: 0,
-            cat: 0,
-            cstats: [0; 8],
             max_state: 0,
             traces: Vec::new(),
             share: None,
             firsts: Vec::new(),
             memo: MemoTable::default(),
             memo_hits: 0,
-            mstats: [0; 16],
         }
     }
 
@@ -1046,6 +1040,14 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             return;
         }
+        if only_before.is_none() {
+            // In place: the keys left all get the same tag, so their order stays.
+            st.m.v.retain(|e| e.0.tag == NONE);
+            for e in &mut st.m.v {
+                e.0.tag = tag;
+            }
+            return;
+        }
         let old = st.m.take();
         for &(k, v) in &old {
             if only_before.is_some_and(|m| v.0 >= m) {
@@ -1175,7 +1177,6 @@ impl<'c, 'k> Sim<'c, 'k> {
     fn step(&mut self, b: BlockId, i: usize, mut st: State) -> (State, usize) {
         let c = self.c;
         self.steps += 1;
-        self.cstats[self.cat] += 1;
         self.max_state = self.max_state.max(st.m.len());
         let p = c.point(b, i);
         if self.placed[p] {
@@ -1346,9 +1347,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             && !self.placed[p]
             && !st.is_empty()
             && self.summary_conflicts(s, &st);
-        let mut alts = false;
         if self.budget > 0 && (pre_useful || end_point.is_some()) {
-            alts = true;
             let mut options: Vec<(bool, bool)> = vec![(false, false)];
             if pre_useful {
                 options.push((true, false));
@@ -1384,12 +1383,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     self.place(q);
                 }
                 let l0 = self.log.len();
-                let oc = self.cat;
-                if oc == 0 {
-                    self.cat = 1;
-                }
                 let out = run(self, st2);
-                self.cat = oc;
                 if flat {
                     runs.push((
                         out.clone(),
@@ -1432,12 +1426,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                         continue;
                     }
                     let sv = self.save();
-                    let oc = self.cat;
-                    if oc == 0 {
-                        self.cat = 2;
-                    }
                     let (ns, nj) = self.step(b, j, std::mem::take(&mut states[o]));
-                    self.cat = oc;
                     delta[o] = (self.cost.0 - base.0, self.cost.1 - base.1);
                     costs[o].0 += delta[o].0;
                     costs[o].1 += delta[o].1;
@@ -1495,22 +1484,11 @@ impl<'c, 'k> Sim<'c, 'k> {
             self.blocked = outer_blocked;
             self.place(p);
             st.m.clear();
-            let oc = self.cat;
-            if oc == 0 {
-                self.cat = 5;
-            }
             let out = run(self, st);
-            self.cat = oc;
             self.blocked = outer_blocked;
             return out;
         }
-        let oc = self.cat;
-        if alts && oc == 0 {
-            self.cat = 3;
-        }
-        let out = run(self, st);
-        self.cat = oc;
-        out
+        run(self, st)
     }
 
     fn run_loop(&mut self, f: &ForData, entry: State) -> State {
@@ -1535,12 +1513,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         let blocked = self.blocked;
         self.restore(sv);
         let sv = self.save();
-        let oc = self.cat;
-        if oc == 0 {
-            self.cat = 4;
-        }
         let (exit2, _) = self.loop_fixpoint(f, entry, inp);
-        self.cat = oc;
         if self.cost < first_cost {
             return exit2;
         }
@@ -1764,8 +1737,9 @@ fn solve(c: &Ctx) -> Solution {
     }
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!(
-            "steps {} max_state {} stmts {} lanes {} (used {}) place {:?}",
+            "steps {} memo hits {} max_state {} stmts {} lanes {} (used {}) place {:?}",
             runs.steps,
+            runs.memo_hits,
             runs.max_state,
             c.k.stmts.len(),
             runs.lanes,
@@ -1831,6 +1805,7 @@ struct LaneOut {
     hits: Vec<Hit>,
     met: Option<(usize, usize)>,
     steps: u64,
+    memo_hits: u64,
     max_state: usize,
 }
 
@@ -1839,6 +1814,7 @@ struct Runs {
     log: Vec<usize>,
     hits: Vec<Hit>,
     steps: u64,
+    memo_hits: u64,
     max_state: usize,
     lanes: usize,
     /// Lanes whose result was taken from where they met an earlier lane.
@@ -1894,13 +1870,11 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
         let mut sim = Sim::new(c, check, placed.to_vec());
         sim.budget = budget;
         sim.run_block(k.body, State::default());
-        if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
-            eprintln!("cstats {:?} mstats {:?}", sim.cstats, sim.mstats);
-        }
         Runs {
             log: sim.log,
             hits: sim.hits,
             steps: sim.steps,
+            memo_hits: sim.memo_hits,
             max_state: sim.max_state,
             lanes: 1,
             used: 1,
@@ -1956,6 +1930,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
                             hits: sim.hits,
                             met,
                             steps: sim.steps,
+                            memo_hits: sim.memo_hits,
                             max_state: sim.max_state,
                         }
                     })
@@ -1977,6 +1952,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
                     hits: Vec::new(),
                     met: Some((usize::MAX, usize::MAX)),
                     steps: 0,
+                    memo_hits: 0,
                     max_state: 0,
                 })
             })
@@ -2014,6 +1990,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
         log,
         hits,
         steps: outs.iter().map(|o| o.steps).sum(),
+        memo_hits: outs.iter().map(|o| o.memo_hits).sum(),
         max_state: outs.iter().map(|o| o.max_state).max().unwrap_or(0),
         lanes: lanes.len(),
         used,
