@@ -94,6 +94,12 @@ pub struct Region {
     /// `range` is the hull of a slot that was dropped (a handle or loop result that may be
     /// one of several slots): the bytes touched lie somewhere in it, starting anywhere.
     pub hull: bool,
+    /// The slot was kept through a loop handle or result: an access must be shown to stay
+    /// in it (else the slot is dropped, see `make_desc`).
+    pub kept: bool,
+    /// Reached through a handle of a loop whose initial values are told apart only by their
+    /// slot indices: the handle test holds only while the access stays in its slot.
+    pub apart: bool,
 }
 
 /// Forgets the slot of `r`, whose range then only bounds the bytes touched.
@@ -140,6 +146,10 @@ pub struct Lane {
     /// The threads `[lo, hi)` that can run the access, when known and `expr` depends on
     /// `tid` alone.
     pub tids: Option<(i64, i64)>,
+    /// In a slot region `i`: the start of the words relative to the slot's start (`None`
+    /// elsewhere). Two equal slottings put two such accesses in one slot (the same start) or
+    /// in two disjoint ones.
+    pub slot_bases: Vec<Option<u64>>,
 }
 
 /// A selector in hashable form.
@@ -626,30 +636,95 @@ fn describe(
 }
 
 /// Ops reachable from `b` in program order, each with the threads `[lo, hi)` that can run it.
+/// Ops that never run (a branch an enclosing `if` decides: `if C { if C {} else { dead } }`)
+/// have no accesses, for uniform conditions on induction variables modulo a constant (which
+/// the verifier evaluates on every path; it explores both branches of one on parameters).
 fn ops_with_tids(
     k: &Kernel,
     b: syncopt_ir::BlockId,
     tids: syncopt_ir::expr::TidRange,
     out: &mut Vec<(StmtId, syncopt_ir::expr::TidRange)>,
 ) {
+    ops_known(k, b, tids, &mut Vec::new(), out);
+}
+
+/// `ops_with_tids` knowing the value of the conditions of the enclosing `if`s (`known`).
+fn ops_known(
+    k: &Kernel,
+    b: syncopt_ir::BlockId,
+    tids: syncopt_ir::expr::TidRange,
+    known: &mut Vec<(syncopt_ir::Cond, bool)>,
+    out: &mut Vec<(StmtId, syncopt_ir::expr::TidRange)>,
+) {
     for &s in &k.blocks[b].stmts {
         match &k.stmts[s].kind {
             StmtKind::Op(_) => out.push((s, tids)),
-            StmtKind::If(i) if i.uniformity == syncopt_ir::Uniformity::Divergent => {
-                let (t, e) = i.cond.tid_split();
+            StmtKind::If(i) => {
+                let (t, e) = if i.uniformity == syncopt_ir::Uniformity::Divergent {
+                    i.cond.tid_split()
+                } else {
+                    (syncopt_ir::expr::ALL_TIDS, syncopt_ir::expr::ALL_TIDS)
+                };
                 let meet = |r: syncopt_ir::expr::TidRange| (tids.0.max(r.0), tids.1.min(r.1));
-                ops_with_tids(k, i.then_block, meet(t), out);
-                if let Some(eb) = i.else_block {
-                    ops_with_tids(k, eb, meet(e), out);
+                let decided = i.uniformity == syncopt_ir::Uniformity::Uniform
+                    && i.cond.modulo.is_some_and(|m| m > 0)
+                    && i.cond.expr.terms.iter().all(|(v, _)| match v {
+                        Var::Value(v) => matches!(k.values[*v].kind, ValueKind::Iv(_)),
+                        Var::Tid => false,
+                    });
+                let value = if decided {
+                    cond_value(known, &i.cond)
+                } else {
+                    None
+                };
+                let branches = [(i.then_block, t, true)]
+                    .into_iter()
+                    .chain(i.else_block.map(|eb| (eb, e, false)));
+                for (blk, r, v) in branches {
+                    if value.is_some_and(|x| x != v) {
+                        continue;
+                    }
+                    if decided {
+                        known.push((i.cond.clone(), v));
+                    }
+                    ops_known(k, blk, meet(r), known, out);
+                    if decided {
+                        known.pop();
+                    }
                 }
             }
             kind => {
                 for c in kind.child_blocks() {
-                    ops_with_tids(k, c, tids, out);
+                    ops_known(k, c, tids, known, out);
                 }
             }
         }
     }
+}
+
+/// The value of `c` where the conditions `known` have the values given, when they decide
+/// it: the same condition, or one of the same expression (and modulus) once an enclosing
+/// one fixed its value (`e == x` true or `e != x` false). The variables of a condition are
+/// those of loops around its `if`, which keep their values inside it.
+fn cond_value(known: &[(syncopt_ir::Cond, bool)], c: &syncopt_ir::Cond) -> Option<bool> {
+    use syncopt_ir::expr::CmpOp;
+    for (kc, kv) in known.iter().rev() {
+        if kc == c {
+            return Some(*kv);
+        }
+        if kc.expr != c.expr || kc.modulo != c.modulo {
+            continue;
+        }
+        let x = match (kc.cmp, *kv) {
+            (Some((CmpOp::Eq, x)), true) | (Some((CmpOp::Ne, x)), false) => x,
+            _ => continue,
+        };
+        return Some(match c.cmp {
+            None => x != 0,
+            Some((op, rhs)) => op.holds(x, rhs),
+        });
+    }
+    None
 }
 
 /// `threads`: the threads `[lo, hi)` that can run the access, when the workgroup size is known.
@@ -662,6 +737,8 @@ fn make_desc(
 ) -> Desc {
     let mut owner = None;
     let mut lane = None;
+    // The words of an index are known to lie in `[w0, w1]` (narrowed to them).
+    let mut words_known = false;
     match sel {
         Selector::Whole => {}
         Selector::Bytes { lo, hi } => {
@@ -681,6 +758,13 @@ fn make_desc(
                     })
                     .collect(),
                 tids: threads.filter(|_| tid_only),
+                slot_bases: regions
+                    .iter()
+                    .map(|r| match (&r.slot, r.hull) {
+                        (Some(s), false) => Some(s.inner.0),
+                        _ => None,
+                    })
+                    .collect(),
             }));
             if let [Region {
                 range: Some((lo, _)),
@@ -703,13 +787,29 @@ fn make_desc(
                 let hi_t = (t1 as i128 - 1).max(lo_t);
                 let (x0, x1) = (c + a * lo_t, c + a * hi_t);
                 let (w0, w1) = (x0.min(x1), x0.max(x1));
+                words_known = w0 >= 0 && w1 < (u64::MAX / 8) as i128;
                 for r in &mut regions {
                     // The verifier does not bound the words of an aliasing buffer by thread.
                     r.local = None;
-                    if w0 >= 0 && w1 < (u64::MAX / 8) as i128 {
+                    if words_known {
                         narrow(r, 4 * w0 as u64, 4 * w1 as u64 + 4);
                     }
                 }
+            }
+        }
+    }
+    // A slot kept through a handle or loop result holds only for an access shown to stay in
+    // it (a byte range or the words of all threads that fit the slot): else it is dropped,
+    // and so is a handle whose values are told apart only by their slots.
+    for r in &mut regions {
+        if !(r.kept || r.apart) {
+            continue;
+        }
+        let stays = r.slot.is_some() && (words_known || !matches!(sel, Selector::Index(_)));
+        if !stays {
+            drop_slot(r);
+            if r.apart {
+                r.handle = None;
             }
         }
     }
@@ -723,8 +823,12 @@ fn make_desc(
             }
         }
     };
+    // The slot of a region reached through a rotating handle is chosen by a loop around the
+    // handle's loop (the slot view is an initial value): no access through the handle meets
+    // another iteration of that loop without leaving the handle's loop first, which makes
+    // it carried to an unknown distance, so its induction variable is not needed here.
     for r in &regions {
-        if let Some(s) = &r.slot {
+        if let (Some(s), None) = (&r.slot, r.handle) {
             note(&s.index);
         }
     }
@@ -783,7 +887,8 @@ fn narrow(r: &mut Region, lo: u64, hi: u64) {
             s.inner = (nlo, nhi);
             r.slot = Some(s);
         }
-        (Some(_), Some(_)) => {}
+        // The sub-range spans slots: it starts at an unknown slot's start.
+        (Some(_), Some(_)) => r.hull = true,
         // A hull's bytes start anywhere in it: offsets from its start say nothing.
         (Some(_), None) if r.hull => {}
         (Some((a, b)), None) => {
@@ -821,6 +926,23 @@ fn regions_overlap(r1: &Region, r2: &Region) -> bool {
     match (r1.local, r2.local) {
         (Some((b1, l1, h1)), Some((b2, l2, h2))) if b1 == b2 => l1 < h2 && l2 < h1,
         _ => true,
+    }
+}
+
+/// Whether two regions are different slots of one slotting whatever the values of the
+/// variables of their indices, as long as both take the same values (the same point).
+fn slots_apart(r1: &Region, r2: &Region) -> bool {
+    match (&r1.slot, &r2.slot) {
+        (Some(s1), Some(s2)) => {
+            s1.lo == s2.lo
+                && s1.size == s2.size
+                && s1.count == s2.count
+                && s1.index.terms == s2.index.terms
+                && (s1.index.constant as i128 - s2.index.constant as i128)
+                    .rem_euclid(s1.count.max(1) as i128)
+                    != 0
+        }
+        _ => false,
     }
 }
 
@@ -865,12 +987,37 @@ fn words_exclude((b1, e1): (u64, &AffineExpr), (b2, e2): (u64, &AffineExpr), shi
 
 type Words<'a> = (u64, &'a AffineExpr);
 
-/// The words of region `i` of `a` and region `j` of `b`, when both have a known start.
+/// The words of region `i` of `a` and region `j` of `b`, when both have a known start; or,
+/// in two slots of one slotting, relative to the slot's start when the words of both stay in
+/// their slot (with the same slot they share its start; with two different ones no byte).
+/// Both indices must depend on `tid` alone (the same words in every iteration).
 fn lane_words<'a>(a: &'a Desc, i: usize, b: &'a Desc, j: usize) -> Option<(Words<'a>, Words<'a>)> {
     let (l1, l2) = (a.lane.as_ref()?, b.lane.as_ref()?);
-    let b1 = (*l1.bases.get(i)?)?;
-    let b2 = (*l2.bases.get(j)?)?;
-    Some(((b1, &l1.expr), (b2, &l2.expr)))
+    if let (Some(b1), Some(b2)) = (*l1.bases.get(i)?, *l2.bases.get(j)?) {
+        return Some(((b1, &l1.expr), (b2, &l2.expr)));
+    }
+    let (s1, s2) = (
+        a.regions.get(i)?.slot.as_ref()?,
+        b.regions.get(j)?.slot.as_ref()?,
+    );
+    if (s1.lo, s1.size, s1.count) != (s2.lo, s2.size, s2.count) {
+        return None;
+    }
+    let b1 = (*l1.slot_bases.get(i)?)?;
+    let b2 = (*l2.slot_bases.get(j)?)?;
+    let fits = |l: &Lane, base: u64| {
+        let Some((t0, t1)) = l.tids else {
+            return false;
+        };
+        if t1 <= t0 {
+            return true;
+        }
+        let (a, c) = (l.expr.coef(Var::Tid) as i128, l.expr.constant as i128);
+        let (x0, x1) = (c + a * t0 as i128, c + a * (t1 as i128 - 1));
+        let (w0, w1) = (x0.min(x1), x0.max(x1));
+        base as i128 + 4 * w0 >= 0 && base as i128 + 4 * w1 + 4 <= s1.size as i128
+    };
+    (fits(l1, b1) && fits(l2, b2)).then_some(((b1, &l1.expr), (b2, &l2.expr)))
 }
 
 /// Threads a workgroup may have for `same_wave_only` to look at each of them.
@@ -1028,8 +1175,9 @@ fn conservative(a: &Desc, b: &Desc) -> bool {
     false
 }
 
-/// For each handle of a rotating loop, the initial values it takes; and the permutation.
-type Rotation = (Vec<Vec<usize>>, Vec<usize>);
+/// For each handle of a rotating loop, the initial values it takes; the permutation; whether
+/// two initial values are told apart only by their slot indices.
+type Rotation = (Vec<Vec<usize>>, Vec<usize>, bool);
 
 /// Resolves memory values to the regions of workgroup alias classes they may denote.
 struct Resolver<'k> {
@@ -1101,6 +1249,8 @@ impl<'k> Resolver<'k> {
                 handle: None,
                 local: None,
                 hull: false,
+                kept: false,
+                apart: false,
             }],
             Placement::Aliases(_) => vec![Region {
                 root,
@@ -1109,6 +1259,8 @@ impl<'k> Resolver<'k> {
                 handle: None,
                 local: Some((b.index() as u32, 0, d.size)),
                 hull: false,
+                kept: false,
+                apart: false,
             }],
             Placement::At { base, offset } => {
                 let base_r = buffer_of(self.k, base)
@@ -1128,6 +1280,8 @@ impl<'k> Resolver<'k> {
                     handle: None,
                     local: None,
                     hull: false,
+                    kept: false,
+                    apart: false,
                 }]
             }
         }
@@ -1182,11 +1336,13 @@ impl<'k> Resolver<'k> {
                     // In iteration `it` handle `index` holds initial value number
                     // `orbit[it mod period]`.
                     match self.rotation(stmt, f) {
-                        Some((orbit_of, _)) => {
+                        Some((orbit_of, _, _)) => {
                             let orbit = &orbit_of[index];
                             let m = orbit[(it % orbit.len() as u64) as usize];
+                            // One initial value, evaluated in the iteration of the enclosing
+                            // loops the access runs in: its slot stays exact.
                             for mut r in self.regions(f.iter_args[m].1) {
-                                drop_slot(&mut r);
+                                r.kept |= r.slot.is_some();
                                 out.push(r);
                             }
                         }
@@ -1194,12 +1350,16 @@ impl<'k> Resolver<'k> {
                     }
                 } else if let StmtKind::For(f) = &k.stmts[stmt].kind {
                     match self.rotation(stmt, f) {
-                        Some((orbit_of, sigma_of)) => {
+                        Some((orbit_of, sigma_of, apart)) => {
                             // The handle takes the initial values of its orbit in turn.
+                            // A slot of an initial value is chosen by loops around this
+                            // one, which stay in one iteration while the access can meet it
+                            // (see `make_desc`): the slot is kept.
                             for &m in &orbit_of[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
-                                    drop_slot(&mut r);
                                     r.handle = Some((stmt, index, sigma_of[index]));
+                                    r.kept |= r.slot.is_some();
+                                    r.apart |= apart;
                                     out.push(r);
                                 }
                             }
@@ -1235,10 +1395,16 @@ impl<'k> Resolver<'k> {
                     StmtKind::For(f) if rot.is_some() && index < f.iter_args.len() => {
                         // Known trips `T`: result `index` is the value handle `index` would
                         // have in iteration `T` (rotation by `T`; the initial value if 0).
-                        if let Some((t, (orbit_of, _))) = &rot {
+                        if let Some((t, (orbit_of, _, _))) = &rot {
                             let orbit = &orbit_of[index];
                             let m = orbit[(t % orbit.len() as u64) as usize];
-                            out.extend(self.regions(f.iter_args[m].1));
+                            // One initial value, in the iteration of the enclosing loops
+                            // the loop ran in: its slot stays exact.
+                            let mut exact = self.regions(f.iter_args[m].1);
+                            for r in &mut exact {
+                                r.kept |= r.slot.is_some();
+                            }
+                            return self.finish(v, exact, outer_cut);
                         }
                     }
                     StmtKind::For(f) => {
@@ -1268,6 +1434,11 @@ impl<'k> Resolver<'k> {
             }
             ValueKind::Param { .. } | ValueKind::Iv(_) => Vec::new(),
         };
+        self.finish(v, out, outer_cut)
+    }
+
+    /// The end of `regions(v)`: `out` deduplicated, memoized when complete.
+    fn finish(&mut self, v: ValueId, out: Vec<Region>, outer_cut: bool) -> Vec<Region> {
         let mut dedup: Vec<Region> = Vec::new();
         for r in out {
             if !dedup.contains(&r) {
@@ -1320,12 +1491,18 @@ impl Resolver<'_> {
             seen[x] = true;
         }
         let inits: Vec<Vec<Region>> = f.iter_args.iter().map(|(_, v)| self.regions(*v)).collect();
+        let mut apart = false;
         for a in 0..n {
             for b in a + 1..n {
                 for r1 in &inits[a] {
                     for r2 in &inits[b] {
+                        // The initial values are all taken at the loop's entry: two slots of
+                        // one slotting with different indices there are disjoint.
                         if regions_overlap(r1, r2) {
-                            return None;
+                            if !slots_apart(r1, r2) {
+                                return None;
+                            }
+                            apart = true;
                         }
                     }
                 }
@@ -1342,7 +1519,7 @@ impl Resolver<'_> {
                 orbit
             })
             .collect();
-        Some((orbits, sigma))
+        Some((orbits, sigma, apart))
     }
 }
 

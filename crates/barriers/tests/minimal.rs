@@ -454,6 +454,209 @@ fn executable_seeds_verify() {
     }
 }
 
+/// `gen --executable` seed 53 on sm_90 (session 5), minimized: a slot view is the initial
+/// value of a rotating handle. "st" writes slot `%i3` of %D; "ld" reads through `%cur4`,
+/// which holds %B or slot `%i3 + 1`: never the slot "st" writes in that outer iteration, so no
+/// barrier between them (the handle's slot is kept, not widened to all of %D). The last
+/// read of slot `%i3 + 1` meets the next outer iteration's write: one barrier stays.
+#[test]
+fn slot_view_as_handle_init() {
+    let src = r#"target sm_90
+
+kernel @slot_init(%n) waves 4 {
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  for %i3 = 0 to %n max 4 {
+    %w3 = view %D slot (%i3) mod 2
+    %r3 = view %D slot (%i3 + 1) mod 2
+    for %i4 = 0 to 2 iter(%cur4 = %B, %nxt4 = %r3) {
+      op "st" write %w3[tid]
+      op "ld" read %cur4[-tid + 127]
+      yield %nxt4, %cur4
+    }
+  }
+}
+"#;
+    assert_minimal(src, Target::Sm90, 1);
+    let mut k = kernel_of(src);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!between(&text, "st", "ld"), "{text}");
+    assert_eq!(text.matches("barrier").count(), 1, "{text}");
+}
+
+/// Seed 8 (session 5), minimized: the two handles start as the two slots of %D (told apart by
+/// their indices at the loop's entry), so the loop rotates them; the write of `%nxt5` meets
+/// the next iteration's write of the other slot: no barrier at the end of the body, nor
+/// before the inner loop (the last iteration wrote slot `%i4`, the next outer iteration
+/// starts on slot `%i4 + 1`).
+const SLOT_HANDLES: &str = r#"target sm_90
+
+kernel @slot_pair(%n) waves 4 {
+  %D = buffer workgroup 2048
+  for %i4 = 0 to %n max 4 {
+    %w4 = view %D slot (%i4) mod 2
+    %r4 = view %D slot (%i4 + 1) mod 2
+    for %i5 = 0 to 3 iter(%cur5 = %r4, %nxt5 = %w4) {
+      op "st" write %nxt5[tid + 128]
+      op "ds_write" write %nxt5
+      yield %nxt5, %cur5
+    }
+  }
+}
+"#;
+
+#[test]
+fn slots_as_rotating_handles() {
+    assert_minimal(SLOT_HANDLES, Target::Sm90, 1);
+    let mut k = kernel_of(SLOT_HANDLES);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert_eq!(text.matches("barrier").count(), 1, "{text}");
+    assert!(between(&text, "st", "ds_write"), "{text}");
+}
+
+/// The same kernel with words that leave their slot: on gfx950 (4 waves of 64, 256 threads)
+/// `tid + 128` runs to byte 1536 of a 1024-byte slot, and with an index on `%i5` the words
+/// are not bounded at all. The slots then say nothing, nor do the handles they told apart:
+/// the barrier at the end of the body stays, and the output verifies.
+#[test]
+fn words_leaving_their_slot_keep_barriers() {
+    let amd = SLOT_HANDLES.replace("target sm_90", "target gfx950");
+    let moving = SLOT_HANDLES.replace("%nxt5[tid + 128]", "%nxt5[tid + %i5 * 64 + 64]");
+    for (src, t) in [(amd, Target::Gfx950), (moving, Target::Sm90)] {
+        assert_minimal(&src, t, 2);
+        let mut k = kernel_of(&src);
+        syncopt_barriers::run(&mut k, t, &InsertOptions::default());
+        let text = syncopt_ir::print_kernel(&k);
+        assert_eq!(text.matches("barrier").count(), 2, "{text}");
+    }
+}
+
+/// Seeds 47 and 34 (session 5), minimized: per-thread words through slot views. "st" writes
+/// word `tid + 64` of slot `%i2 + 1`, which "ld" reads in the next iteration as slot `%i2`:
+/// the same slot and the same thread, or another slot (across the outer loop, at any
+/// distance): no barrier. Read at `tid + 96` (another warp's word), the barrier stays.
+#[test]
+fn per_thread_words_through_slots() {
+    let src = |ld: &str| {
+        format!(
+            r#"target sm_90
+
+kernel @slot_words() waves 4 {{
+  %D = buffer workgroup 2048
+  for %i1 = 0 to 3 {{
+    for %i2 = 0 to 2 {{
+      %w2 = view %D slot (%i2) mod 2
+      %r2 = view %D slot (%i2 + 1) mod 2
+      op "st" write %r2[tid + 64]
+      op "ld" read %w2[{ld}]
+    }}
+  }}
+}}
+"#
+        )
+    };
+    assert_minimal(&src("tid + 64"), Target::Sm90, 0);
+    let mut k = kernel_of(&src("tid + 64"));
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!text.contains("barrier"), "{text}");
+    assert_minimal(&src("tid + 96"), Target::Sm90, 1);
+    // Through a rotating handle whose initial value is the slot: "st_8" and "st_9" write
+    // word `tid` of the same slot (or "st_8" of %B).
+    let handle = r#"target sm_90
+
+kernel @handle_slot_words(%n) waves 4 {
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  for %i1 = 0 to 2 {
+    %r1 = view %D slot (%i1 + 1) mod 2
+    for %i2 = 0 to %n max 4 iter(%cur2 = %r1, %nxt2 = %B) {
+      op "st_8" write %nxt2[tid]
+      op "st_9" write %r1[tid]
+      op "r" read %cur2[-tid + 127]
+      yield %nxt2, %cur2
+    }
+  }
+}
+"#;
+    assert_minimal(handle, Target::Sm90, 2);
+    let mut k = kernel_of(handle);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!between(&text, "st_8", "st_9"), "{text}");
+}
+
+/// Seeds 38, 57 and 68 (session 5), minimized: an `if %i mod 2 == 0` inside a branch of the
+/// same condition (or of one that fixes its value) never runs its other branch; the
+/// accesses there need no barrier. A condition the outer one does not decide (`%i mod 4 == 1`)
+/// keeps its barriers.
+#[test]
+fn decided_nested_conditions() {
+    let src = |inner: &str| {
+        format!(
+            r#"target sm_90
+
+kernel @dead() waves 4 {{
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  for %i = 0 to 3 {{
+    if uniform %i mod 2 == 0 {{
+      op "ld" read %B[tid + 32]
+      op "st2" write %A[tid]
+      if uniform %i mod 2 == 1 {{
+        op "dead2" read %A[-tid + 127]
+      }}
+    }} else {{
+      op "st" write %A[tid]
+      if uniform {inner} {{
+        op "dead" read %A[-tid + 127]
+      }} else {{
+        op "live" read %A[tid]
+      }}
+    }}
+  }}
+}}
+"#
+        )
+    };
+    let dead = src("%i mod 2 == 0");
+    assert_minimal(&dead, Target::Sm90, 0);
+    let mut k = kernel_of(&dead);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(!text.contains("barrier"), "{text}");
+    let live = src("%i mod 4 == 1");
+    assert_minimal(&live, Target::Sm90, 2);
+    let mut k = kernel_of(&live);
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(between(&text, "st", "dead"), "{text}");
+}
+
+/// A condition on a parameter is not decided by an enclosing one (the verifier explores both
+/// branches of each): the accesses of the inner branch keep their barrier (verify campaign
+/// seed 19820 on gfx942, minimized).
+#[test]
+fn parameter_conditions_stay_undecided() {
+    let src = r#"target gfx942
+
+kernel @param(%c = 1) waves 4 {
+  %A0 = buffer workgroup 4096
+  if uniform %c == 0 {
+    op "w" write %A0[0:1024]
+  } else {
+    if uniform %c == 0 {
+      op "ds_write" write %A0[1024:3072]
+      op "ds_read" read %A0[tid + 256]
+    }
+  }
+}
+"#;
+    assert_minimal(src, Target::Gfx942, 1);
+}
+
 /// Counts the removable barriers over the verify campaign's kernels (400 seeds, every GPU
 /// target, named barriers where the target has them). Reports, asserts only soundness.
 #[test]
@@ -603,4 +806,70 @@ fn count_removable_executable_sm90() {
         "{removable} of {total} inserted barriers removable (executable, {}, {seeds} seeds)",
         t.name()
     );
+}
+
+/// The executable campaign on every GPU target without stopping at the first rejected
+/// output: prints, per target, the rejected seeds and the removable barriers (to compare two
+/// builds). `SYNCOPT_SEEDS` (default 300), `SYNCOPT_TARGET` (default: all GPU targets).
+/// Asserts nothing: `count_removable_executable_sm90` and the verify campaigns judge.
+#[test]
+#[ignore]
+fn executable_campaign_report() {
+    let seeds: u64 = std::env::var("SYNCOPT_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    let only = std::env::var("SYNCOPT_TARGET").ok();
+    for &t in Target::GPUS {
+        if only.as_deref().is_some_and(|n| n != t.name()) {
+            continue;
+        }
+        let (mut total, mut removable, mut rejected) = (0, 0, Vec::new());
+        let mut removable_seeds = Vec::new();
+        for seed in 0..seeds {
+            let src = generate(&GenOptions {
+                ops: 20,
+                seed,
+                target: t,
+                executable: true,
+            });
+            let k = kernel_of(&src);
+            if has_unfixable(&k, t) {
+                continue;
+            }
+            let opts = InsertOptions::default();
+            let mut ours = k.clone();
+            let rep = syncopt_barriers::run(&mut ours, t, &opts);
+            if rep.has_errors() {
+                continue;
+            }
+            if !syncopt_verify::verify(&finish(&ours, t, &opts), t).is_ok() {
+                rejected.push(seed);
+                continue;
+            }
+            let groups = barrier_groups(&ours);
+            total += groups.len();
+            let mut here = 0;
+            for g in &groups {
+                let mut less = ours.clone();
+                for s in g {
+                    less.remove_stmt(*s);
+                }
+                if syncopt_verify::verify(&finish(&less, t, &opts), t).is_ok() {
+                    here += 1;
+                }
+            }
+            removable += here;
+            if here > 0 {
+                removable_seeds.push((seed, here));
+            }
+        }
+        eprintln!(
+            "{}: {removable} of {total} removable; rejected {rejected:?}",
+            t.name()
+        );
+        if std::env::var("SYNCOPT_SHOW").is_ok() {
+            eprintln!("{}: removable by seed {removable_seeds:?}", t.name());
+        }
+    }
 }
