@@ -343,6 +343,13 @@ struct Ctx<'k> {
     /// Per loop/if: the program points inside it, `[lo, hi)`, when its blocks are numbered
     /// consecutively (else empty: its runs are not memoized).
     span: Vec<(u32, u32)>,
+    /// Memoize what-if runs (`Sim::memo_run`); off only in tests that compare with it.
+    memo: bool,
+}
+
+thread_local! {
+    /// Set by `testing::without_memo` on the thread that runs the pass.
+    static NO_MEMO: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The program points of each loop/if (see `Ctx::span`).
@@ -473,6 +480,7 @@ impl<'k> Ctx<'k> {
                 info.wave_size as u64
             },
             span,
+            memo: !NO_MEMO.with(|m| m.get()),
             no_marks: !k.stmts.iter().any(|(_, d)| {
                 matches!(
                     d.kind,
@@ -860,7 +868,7 @@ impl<'c, 'k> Sim<'c, 'k> {
     fn memo_run(&mut self, s: StmtId, st: State, run: &dyn Fn(&mut Self, State) -> State) -> State {
         let c = self.c;
         let (lo, hi) = c.span[s.index()];
-        if self.check || !c.no_marks || lo >= hi || self.budget != 0 {
+        if self.check || !c.memo || !c.no_marks || lo >= hi || self.budget != 0 {
             return run(self, st);
         }
         let si = s.index() as u32;
@@ -2517,6 +2525,23 @@ pub mod testing {
         let c = Ctx::new(k, t);
         let r = run_lanes(&c, false, &vec![false; c.point_block.len()]);
         (r.lanes, r.used)
+    }
+
+    /// `run` with the what-if runs simulated every time instead of memoized.
+    pub fn without_memo(k: &mut Kernel, t: Target, opts: &InsertOptions) -> PassReport {
+        NO_MEMO.with(|m| m.set(true));
+        let rep = run(k, t, opts);
+        NO_MEMO.with(|m| m.set(false));
+        rep
+    }
+
+    /// Memoized what-if runs reused by the placement of `k` (one lane).
+    pub fn memo_hits(k: &Kernel, t: Target) -> u64 {
+        let c = Ctx::new(k, t);
+        let mut sim = Sim::new(&c, false, vec![false; c.point_block.len()]);
+        sim.budget = budget_for(k.stmts.len());
+        sim.run_block(k.body, State::default());
+        sim.memo_hits
     }
 
     /// Hazards (producer loc, consumer loc) that no sync op of `k` orders, by the pass's own
