@@ -56,7 +56,7 @@ fn join_guard(a: Guard, b: Guard) -> Guard {
 }
 
 /// Across which loop iterations the barrier-free paths from a copy reach a point.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Carried {
     /// None crosses a back edge or exit.
     No,
@@ -66,7 +66,7 @@ pub enum Carried {
     Many,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Reach {
     /// Some path stays in the iteration of the issue.
     pub same: bool,
@@ -109,7 +109,7 @@ impl Reach {
 
 /// A small sorted set of copies; past `SRCS_MAX` further ones are not recorded (a warning
 /// may then name fewer copies, never a wrong one).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[allow(clippy::box_collection)] // one pointer keeps states small to copy
 pub enum Srcs {
     #[default]
@@ -149,7 +149,7 @@ impl Srcs {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Live {
     /// Fewest ops on the counter issued after the copy, over the paths where it is in flight;
     /// -1 for a cp.async copy whose group is still open.
@@ -164,7 +164,7 @@ struct Live {
     guard: Guard,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Entry {
     live: Option<Live>,
     /// Barriers that published the copy last on some path, with the count at each.
@@ -236,7 +236,7 @@ impl Entry {
 
 /// Barriers with the count at each, sorted by site: almost always none or one, kept inline
 /// so that cloning a state (at every branch and loop iteration) allocates once.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lasts {
     #[default]
     Zero,
@@ -320,7 +320,7 @@ pub type Key = (Counter, u32, AccessKind);
 /// What is in flight (or was published) at a program point, by key. A sorted vector: states
 /// hold a handful of keys and are cloned at every branch and loop iteration, which a vector
 /// does with one allocation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct State {
     v: Vec<(Key, Entry)>,
 }
@@ -383,6 +383,27 @@ fn join_state(a: &mut State, b: &State) {
         a.v = b.v.clone();
         return;
     }
+    // Most joins meet the same keys on both sides (or fewer on `b`'s): join in place.
+    let mut i = 0;
+    let within = b.v.iter().all(|(bk, _)| {
+        while i < a.v.len() && a.v[i].0 < *bk {
+            i += 1;
+        }
+        let hit = i < a.v.len() && a.v[i].0 == *bk;
+        i += 1;
+        hit
+    });
+    if within {
+        let mut i = 0;
+        for (bk, be) in &b.v {
+            while a.v[i].0 < *bk {
+                i += 1;
+            }
+            a.v[i].1.join(be);
+            i += 1;
+        }
+        return;
+    }
     // Both sorted by key: one merge.
     let mut out: Vec<(Key, Entry)> = Vec::with_capacity(a.v.len() + b.v.len());
     let mut bi = b.v.iter().peekable();
@@ -411,6 +432,9 @@ impl State {
     /// A state from entries in any order; entries that land on one key are joined (the join
     /// is commutative, so the order does not matter).
     fn from_unsorted(mut v: Vec<(Key, Entry)>) -> State {
+        if v.windows(2).all(|w| w[0].0 < w[1].0) {
+            return State { v };
+        }
         v.sort_by_key(|x| x.0);
         let mut out: Vec<(Key, Entry)> = Vec::with_capacity(v.len());
         for (k, e) in v {
@@ -494,6 +518,52 @@ pub struct Analysis<'a> {
     frame_ids: HashMap<Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>, u32>,
     /// Effect places resolved in a frame: (op, effect index, frame id) -> place.
     framed: HashMap<(StmtId, usize, u32), u32>,
+    /// Per statement (by index): its walk-order position and the end of its subtree's
+    /// positions, to find the waits placed inside a loop.
+    pre: Vec<u32>,
+    post: Vec<u32>,
+    /// The sites of the current config by walk-order position.
+    cfg_order: Vec<(u32, Site)>,
+    /// Every demand and unpublished pair of the current analysis, in the order made: what a
+    /// loop evaluation adds is the tail from where it started.
+    need_log: Vec<NeedCall>,
+    unpub_log: Vec<(StmtId, StmtId, Reach, bool)>,
+    /// Loop evaluations by loop: a loop entered again in the same context (state, waits
+    /// inside it, pinned induction variables, decided conditions, handle frame) repeats what
+    /// it did, so it is replayed.
+    memo: HashMap<StmtId, Vec<LoopRun>>,
+    pub memo_hits: u64,
+    conflict_misses: u64,
+}
+
+type NeedCall = (Site, Counter, i32, StmtId, StmtId);
+
+/// One evaluation of a loop: its context and what it did.
+struct LoopRun {
+    hash: u64,
+    st: State,
+    env: BTreeMap<syncopt_ir::ValueId, i64>,
+    facts: Vec<(syncopt_ir::Cond, bool)>,
+    frame_id: u32,
+    cfg: Vec<(Site, SiteWait)>,
+    out: State,
+    needs: Vec<NeedCall>,
+    unpub: Vec<(StmtId, StmtId, Reach, bool)>,
+    evals: u64,
+}
+
+/// Entries the place caches keep across segments.
+const CACHE_KEEP: usize = 4096;
+/// Evaluations kept per loop.
+const MEMO_PER_LOOP: usize = 8;
+/// Loops with fewer statements (the loop included) are not remembered.
+const MEMO_MIN: u32 = 6;
+
+fn state_hash(st: &State) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = crate::fxhash::Fx::default();
+    st.hash(&mut h);
+    h.finish()
 }
 
 /// Loops are unrolled exactly (no join) for at most this many iterations when the input states
@@ -535,7 +605,18 @@ impl<'a> Analysis<'a> {
             frame_id: 0,
             frame_ids: HashMap::default(),
             framed: HashMap::default(),
+            pre: Vec::new(),
+            post: Vec::new(),
+            cfg_order: Vec::new(),
+            need_log: Vec::new(),
+            unpub_log: Vec::new(),
+            memo: HashMap::default(),
+            memo_hits: 0,
+            conflict_misses: 0,
         };
+        let (pre, post) = subtree_spans(k);
+        a.pre = pre;
+        a.post = post;
         k.walk(&mut |_, d| {
             if let StmtKind::If(i) = &d.kind {
                 for &(v, _) in &i.cond.expr.terms {
@@ -609,8 +690,9 @@ impl<'a> Analysis<'a> {
         a
     }
 
-    pub fn conflicts_cached(&self) -> usize {
-        self.conflicts.len()
+    /// Conflicts computed (not found in the cache).
+    pub fn conflicts_computed(&self) -> u64 {
+        self.conflict_misses
     }
 
     fn op_info(&self, s: StmtId) -> Option<&OpInfo> {
@@ -631,6 +713,7 @@ impl<'a> Analysis<'a> {
         if let Some(&c) = self.conflicts.get(&(a, b)) {
             return c;
         }
+        self.conflict_misses += 1;
         let c = self
             .mem
             .overlap_k(self.k, &self.places[a as usize], &self.places[b as usize]);
@@ -648,8 +731,21 @@ impl<'a> Analysis<'a> {
     pub fn run_seq(&mut self, config: Config, seg: &[StmtId], mut st: State) -> State {
         self.runs += 1;
         self.config = config;
+        self.cfg_order = self
+            .config
+            .keys()
+            .map(|&site| {
+                (
+                    self.pre.get(site.index()).copied().unwrap_or(u32::MAX),
+                    site,
+                )
+            })
+            .collect();
+        self.cfg_order.sort_unstable();
         self.needs.clear();
         self.unpublished.clear();
+        self.need_log.clear();
+        self.unpub_log.clear();
         self.evals = 0;
         self.env.clear();
         for &s in seg {
@@ -756,13 +852,121 @@ impl<'a> Analysis<'a> {
                     }
                     _ => None,
                 };
+                // Small loops cost less to evaluate than to remember.
+                let memo = self.post[s.index()] - self.pre[s.index()] >= MEMO_MIN;
+                let hash = if memo { state_hash(&st) } else { 0 };
+                if memo {
+                    if let Some(out) = self.replay(s, hash, &st) {
+                        return out;
+                    }
+                }
+                let (e0, n0, u0) = (self.evals, self.need_log.len(), self.unpub_log.len());
+                let st0 = memo.then(|| st.clone());
                 let out = self.for_loop(s, body, trips, st, pin);
                 if let Some((iv, _, _)) = pin {
                     self.env.remove(&iv);
                 }
+                if let Some(st0) = st0 {
+                    self.record(s, hash, st0, &out, e0, n0, u0);
+                }
                 out
             }
             _ => st,
+        }
+    }
+
+    /// The waits placed inside loop `s`'s subtree.
+    fn cfg_within(&self, s: StmtId) -> &[(u32, Site)] {
+        let (a, b) = (self.pre[s.index()], self.post[s.index()]);
+        let i = self.cfg_order.partition_point(|x| x.0 < a);
+        let j = self.cfg_order.partition_point(|x| x.0 < b);
+        &self.cfg_order[i..j]
+    }
+
+    /// A recorded evaluation of loop `s` in the current context, replayed: its demands and
+    /// unpublished pairs are made again (in their order) and its exit state returned.
+    fn replay(&mut self, s: StmtId, hash: u64, st: &State) -> Option<State> {
+        let runs = self.memo.get(&s)?;
+        let cfg = self.cfg_within(s);
+        let hit = runs.iter().position(|r| {
+            r.hash == hash
+                && r.frame_id == self.frame_id
+                && self.evals + r.evals <= EVAL_BUDGET
+                && r.cfg.len() == cfg.len()
+                && r.cfg
+                    .iter()
+                    .zip(cfg)
+                    .all(|(x, y)| x.0 == y.1 && self.config.get(&y.1) == Some(&x.1))
+                && r.env == self.env
+                && r.facts == self.facts
+                && &r.st == st
+        })?;
+        let runs = self.memo.remove(&s)?;
+        let r = &runs[hit];
+        self.memo_hits += 1;
+        self.evals += r.evals;
+        for &(site, counter, c, copy, consumer) in &r.needs {
+            self.need(site, counter, c, copy, consumer);
+        }
+        for &(c, x, reach, done) in &r.unpub {
+            self.unpub(c, x, reach, done);
+        }
+        let out = r.out.clone();
+        self.memo.insert(s, runs);
+        Some(out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        s: StmtId,
+        hash: u64,
+        st: State,
+        out: &State,
+        e0: u64,
+        n0: usize,
+        u0: usize,
+    ) {
+        // An evaluation that crossed the unrolling budget behaves differently past it.
+        if self.evals > EVAL_BUDGET {
+            return;
+        }
+        let cfg = self
+            .cfg_within(s)
+            .iter()
+            .map(|&(_, site)| (site, self.config[&site].clone()))
+            .collect();
+        let run = LoopRun {
+            hash,
+            st,
+            env: self.env.clone(),
+            facts: self.facts.clone(),
+            frame_id: self.frame_id,
+            cfg,
+            out: out.clone(),
+            needs: self.need_log[n0..].to_vec(),
+            unpub: self.unpub_log[u0..].to_vec(),
+            evals: self.evals - e0,
+        };
+        let runs = self.memo.entry(s).or_default();
+        if runs.len() >= MEMO_PER_LOOP {
+            runs.remove(0);
+        }
+        runs.push(run);
+    }
+
+    /// Forgets the recorded loop evaluations (a new segment enters other loops), and the
+    /// caches of the last segment's places: a segment's places rarely recur in later ones,
+    /// and small tables stay in cache.
+    pub fn clear_memo(&mut self) {
+        self.memo.clear();
+        if self.conflicts.len() > CACHE_KEEP {
+            self.conflicts.clear();
+        }
+        if self.back_cache.len() + self.exit_cache.len() + self.enter_cache.len() > CACHE_KEEP {
+            self.back_cache.clear();
+            self.exit_cache.clear();
+            self.enter_cache.clear();
         }
     }
 
@@ -868,15 +1072,24 @@ impl<'a> Analysis<'a> {
             if !back || trips.max.is_some_and(|x| k >= x) {
                 break;
             }
-            let next = self.back_edge(s, &raw);
             if k >= m {
+                // `raw` is not needed past the back edge here.
+                let next = self.rekey_owned(raw, s, false);
                 let mut j = cur.clone();
                 join_state(&mut j, &next);
                 if j == cur {
                     break;
                 }
                 cur = j;
-            } else if (next == cur && pin.is_none() && perm.is_none()) || k >= MAX_EXACT {
+                k += 1;
+                if k > MAX_EXACT + 8 {
+                    cur = self.widen(&cur);
+                    m = k;
+                }
+                continue;
+            }
+            let next = self.back_edge(s, &raw);
+            if (next == cur && pin.is_none() && perm.is_none()) || k >= MAX_EXACT {
                 // Every later iteration repeats this one (or the budget ran out: from here on
                 // join instead, which only lowers counts).
                 let ex = self.exit(s, &raw);
@@ -903,12 +1116,15 @@ impl<'a> Analysis<'a> {
     }
 
     fn rekey(&mut self, st: &State, lp: StmtId, exit: bool) -> State {
+        self.rekey_owned(st.clone(), lp, exit)
+    }
+
+    fn rekey_owned(&mut self, st: State, lp: StmtId, exit: bool) -> State {
         if st.is_empty() {
             return State::new();
         }
         let mut out = Vec::with_capacity(st.len());
-        for (&(c, p, kind), e) in st {
-            let mut e = e.clone();
+        for ((c, p, kind), mut e) in st.v {
             self.drop_guards(&mut e, lp);
             if let Some(l) = &mut e.live {
                 l.reach = l.reach.cross(lp, exit);
@@ -1237,7 +1453,7 @@ impl<'a> Analysis<'a> {
             let (copy, live) = (e.copy, &e.live);
             if let (Some(u), Conflict::CrossThread) = (&e.unpub, w0) {
                 for &c in u.1.iter() {
-                    self.unpublished.insert((c, s, u.0, true));
+                    self.unpub(c, s, u.0, true);
                 }
             }
             for &(site, c, g) in e.last.iter() {
@@ -1259,14 +1475,23 @@ impl<'a> Analysis<'a> {
                 }
                 if worst == Conflict::CrossThread && l.free {
                     for &c in l.srcs.iter() {
-                        self.unpublished.insert((c, s, l.reach, false));
+                        self.unpub(c, s, l.reach, false);
                     }
                 }
             }
         }
     }
 
+    fn unpub(&mut self, copy: StmtId, consumer: StmtId, reach: Reach, completed: bool) {
+        let x = (copy, consumer, reach, completed);
+        // Logged even when known already: a replay may come in an analysis that has not
+        // made it yet.
+        self.unpublished.insert(x);
+        self.unpub_log.push(x);
+    }
+
     fn need(&mut self, site: Site, counter: Counter, c: i32, copy: StmtId, consumer: StmtId) {
+        self.need_log.push((site, counter, c, copy, consumer));
         let n = self.needs.entry(site).or_default();
         let m = n.min.entry(counter).or_insert(c);
         *m = (*m).min(c);
@@ -1419,6 +1644,25 @@ fn arrive_wait(st: &mut State, id: i32) {
         }
     }
     st.retain(|_, e| !e.dead());
+}
+
+/// Per statement (by index): its walk-order position and the position just past its subtree.
+fn subtree_spans(k: &Kernel) -> (Vec<u32>, Vec<u32>) {
+    fn go(k: &Kernel, b: BlockId, n: &mut u32, pre: &mut [u32], post: &mut [u32]) {
+        for &s in &k.blocks[b].stmts {
+            pre[s.index()] = *n;
+            *n += 1;
+            for c in k.stmts[s].kind.child_blocks() {
+                go(k, c, n, pre, post);
+            }
+            post[s.index()] = *n;
+        }
+    }
+    let mut pre = vec![u32::MAX; k.stmts.len()];
+    let mut post = vec![u32::MAX; k.stmts.len()];
+    let mut n = 0;
+    go(k, k.body, &mut n, &mut pre, &mut post);
+    (pre, post)
 }
 
 /// Marks the loops and ifs under `b` that issue no async op; returns whether `b` issues none.

@@ -92,13 +92,14 @@ fn run_impl(kernel: &mut Kernel, target: Target, opts: &InsertOptions, cut: bool
         eprintln!("aw: segments done {:?}", t0.elapsed());
         eprintln!(
             "aw: {} stmts, {} analyses, {} statement visits, state up to {}; {} places, {} \
-             conflicts cached",
+             conflicts computed, {} loop runs replayed",
             kernel.stmt_count(),
             an.runs,
             an.visits,
             an.max_state,
             an.places.len(),
-            an.conflicts_cached()
+            an.conflicts_computed(),
+            an.memo_hits
         );
     }
     drop(an);
@@ -223,6 +224,7 @@ fn solve(an: &mut Analysis, seg: &[StmtId], st0: State, target: Target, order: &
     // Round 0 trusts only the input's waits; its demands give a sound placement (more waits
     // only shrink what is in flight). Later rounds re-derive each wait with the others in
     // place; a placement that re-derives to itself covers every demand it creates.
+    an.clear_memo();
     let mut end = an.run_seq(Config::new(), seg, st0.clone());
     let mut config = derive(&an.needs, target);
     let mut sound = config.clone();

@@ -231,6 +231,32 @@ impl Memory {
         for _ in 0..(k.values.len() + 2).min(64) {
             let mut changed = false;
             for (v, data) in k.values.iter() {
+                // Sets only grow: a value whose sources add nothing keeps its set (checked
+                // before building a new one, which most values never need).
+                let cur = &self.roots[idx(v)];
+                let adds = |u: ValueId| !self.roots[idx(u)].is_subset(cur);
+                let stale = match data.kind {
+                    ValueKind::Buffer(_) => cur.is_empty(),
+                    ValueKind::View(view) => adds(k.views[view].base),
+                    ValueKind::IterArg { stmt, index } => match &k.stmts[stmt].kind {
+                        StmtKind::For(f) => {
+                            f.iter_args.get(index).is_some_and(|&(_, init)| adds(init))
+                                || k.blocks[f.body].yields.get(index).is_some_and(|&y| adds(y))
+                        }
+                        _ => false,
+                    },
+                    ValueKind::Result { stmt, index } => match &k.stmts[stmt].kind {
+                        StmtKind::For(f) => f.iter_args.get(index).is_some_and(|&(a, _)| adds(a)),
+                        StmtKind::If(i) => std::iter::once(i.then_block)
+                            .chain(i.else_block)
+                            .any(|b| k.blocks[b].yields.get(index).is_some_and(|&y| adds(y))),
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                if !stale {
+                    continue;
+                }
                 let mut set: BTreeSet<BufferId> = BTreeSet::new();
                 match data.kind {
                     ValueKind::Buffer(b) => {
@@ -289,21 +315,32 @@ impl Memory {
     fn compute_disjoint(&mut self, k: &Kernel) {
         // Inits that are handles of an enclosing loop are disjoint when that loop's are: a
         // few rounds, outer loops first, until nothing is added.
-        for _ in 0..8 {
+        // Only a loop with two inits that are both handles can change its answer in a later
+        // round (the disjoint handles of other loops decide nothing else): the rounds after
+        // the first look at those alone.
+        let mut retry = Vec::new();
+        let all: Vec<StmtId> = k.stmts.iter().map(|(s, _)| s).collect();
+        for round in 0..8 {
             let before = self.disjoint_handles.len();
-            self.disjoint_round(k);
+            let todo = if round == 0 { &all } else { &retry };
+            let more = self.disjoint_round(k, todo);
+            if round == 0 {
+                retry = more;
+            }
             if self.disjoint_handles.len() == before {
                 break;
             }
         }
     }
 
-    fn disjoint_round(&mut self, k: &Kernel) {
-        for (s, data) in k.stmts.iter() {
+    /// One round over the loops `todo`; returns those that failed with two handle inits.
+    fn disjoint_round(&mut self, k: &Kernel, todo: &[StmtId]) -> Vec<StmtId> {
+        let mut retry = Vec::new();
+        for &s in todo {
             if self.disjoint_handles.contains(&s) {
                 continue;
             }
-            let StmtKind::For(f) = &data.kind else {
+            let StmtKind::For(f) = &k.stmts[s].kind else {
                 continue;
             };
             if f.iter_args.len() < 2 {
@@ -334,8 +371,16 @@ impl Memory {
             }
             if ok {
                 self.disjoint_handles.insert(s);
+            } else if inits
+                .iter()
+                .filter(|p| matches!(p.base, Base::Handle(_)))
+                .count()
+                >= 2
+            {
+                retry.push(s);
             }
         }
+        retry
     }
 
     fn unknown(&self, v: ValueId) -> Place {
