@@ -100,6 +100,9 @@ enum Mem {
     Ub,
 }
 
+/// How many `Mem` variants there are.
+const MEM_KINDS: usize = 8;
+
 #[derive(Clone, Debug)]
 struct MemVal {
     name: String,
@@ -124,6 +127,8 @@ struct Gen<'w> {
     mems: Vec<MemVal>,
     /// `mems[i].mem` for each `i`, apart: picks scan it for every generated op.
     kinds: Vec<Mem>,
+    /// The indices into `mems` of each kind of memory, ascending.
+    by_kind: [Vec<usize>; MEM_KINDS],
     /// Integer loop variables in scope (for slot views, indices and conditions).
     ivs: Vec<String>,
     /// Recently written memory (indices into `mems`), so reads find something to conflict with.
@@ -211,6 +216,7 @@ impl<'w> Gen<'w> {
             ind: 1,
             mems: Vec::new(),
             kinds: Vec::new(),
+            by_kind: Default::default(),
             ivs: Vec::new(),
             written: Recent::default(),
             next_name: 0,
@@ -411,7 +417,8 @@ impl<'w> Gen<'w> {
                 return written.iter().copied().filter(|&i| ok(i)).nth(k);
             }
         }
-        let count = kinds.iter().filter(|&&m| m == mem).count();
+        let of_kind = &self.by_kind[mem as usize];
+        let count = of_kind.len();
         if count == 0 {
             return None;
         }
@@ -421,15 +428,19 @@ impl<'w> Gen<'w> {
         } else {
             self.rng.below(count as u64)
         } as usize;
-        (0..n).filter(|&i| self.kinds[i] == mem).nth(k)
+        of_kind.get(k).copied()
     }
 
     fn push_mem(&mut self, m: MemVal) {
+        self.by_kind[m.mem as usize].push(self.mems.len());
         self.kinds.push(m.mem);
         self.mems.push(m);
     }
 
     fn truncate_mems(&mut self, len: usize) {
+        for &m in &self.kinds[len.min(self.kinds.len())..] {
+            self.by_kind[m as usize].pop();
+        }
         self.kinds.truncate(len);
         self.mems.truncate(len);
     }
