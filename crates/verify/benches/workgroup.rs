@@ -60,6 +60,10 @@ fn main() {
 fn verify_file(path: &str) {
     let text = std::fs::read_to_string(path).expect("readable input");
     let file = syncopt_ir::parse(&text).expect("input parses");
+    // SYNCOPT_VERIFY_LIMIT=N: one run keeping N contexts apart (no second look).
+    let limit: Option<usize> = std::env::var("SYNCOPT_VERIFY_LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok());
     for m in &file.chunks {
         let t = syncopt_targets::resolve(None, m.target.as_deref(), m.target_loc)
             .expect("the file names its target");
@@ -68,7 +72,10 @@ fn verify_file(path: &str) {
             let mut rep = None;
             for _ in 0..3 {
                 let t0 = Instant::now();
-                let r = syncopt_verify::verify(k, t);
+                let r = match limit {
+                    Some(l) => syncopt_verify::workgroup::verify_with_limit(k, t, l),
+                    None => syncopt_verify::verify(k, t),
+                };
                 best = best.min(t0.elapsed().as_secs_f64());
                 rep = Some(r);
             }
