@@ -534,6 +534,9 @@ pub struct Analysis<'a> {
     memo: HashMap<StmtId, Vec<LoopRun>>,
     pub memo_hits: u64,
     conflict_misses: u64,
+    /// Loop evaluations are recorded and replayed (off only to test that replays change
+    /// nothing).
+    pub memo_on: bool,
 }
 
 type NeedCall = (Site, Counter, i32, StmtId, StmtId);
@@ -613,6 +616,7 @@ impl<'a> Analysis<'a> {
             memo: HashMap::default(),
             memo_hits: 0,
             conflict_misses: 0,
+            memo_on: true,
         };
         let (pre, post) = subtree_spans(k);
         a.pre = pre;
@@ -853,7 +857,7 @@ impl<'a> Analysis<'a> {
                     _ => None,
                 };
                 // Small loops cost less to evaluate than to remember.
-                let memo = self.post[s.index()] - self.pre[s.index()] >= MEMO_MIN;
+                let memo = self.memo_on && self.post[s.index()] - self.pre[s.index()] >= MEMO_MIN;
                 let hash = if memo { state_hash(&st) } else { 0 };
                 if memo {
                     if let Some(out) = self.replay(s, hash, &st) {

@@ -33,17 +33,30 @@ const MAX_GREEDY: usize = 64;
 
 /// Runs the pass on `kernel` for `target`.
 pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
-    run_impl(kernel, target, opts, true)
+    run_impl(kernel, target, opts, true, true)
 }
 
 /// The pass with the whole top level as one segment: what `run` computes, slower. For the
 /// tests that check that cutting the kernel into segments changes nothing.
 #[doc(hidden)]
 pub fn run_unsegmented(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
-    run_impl(kernel, target, opts, false)
+    run_impl(kernel, target, opts, false, true)
 }
 
-fn run_impl(kernel: &mut Kernel, target: Target, opts: &InsertOptions, cut: bool) -> PassReport {
+/// The pass evaluating every loop afresh, never replaying a recorded evaluation: what `run`
+/// computes, slower. For the tests that check that replays change nothing.
+#[doc(hidden)]
+pub fn run_unmemoized(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
+    run_impl(kernel, target, opts, true, false)
+}
+
+fn run_impl(
+    kernel: &mut Kernel,
+    target: Target,
+    opts: &InsertOptions,
+    cut: bool,
+    memo: bool,
+) -> PassReport {
     let _ = opts;
     let mut report = PassReport::default();
     if !target.is_gpu() {
@@ -62,6 +75,7 @@ fn run_impl(kernel: &mut Kernel, target: Target, opts: &InsertOptions, cut: bool
     mem.threads =
         u64::from(target.waves(kernel).max(1)) * u64::from(target.info().wave_size.max(1));
     let mut an = Analysis::new(kernel, &mem, target);
+    an.memo_on = memo;
     if dbg {
         eprintln!("aw: setup {:?}", t0.elapsed());
     }
