@@ -42,6 +42,10 @@ pub fn begin() {
     }
     if START.load(Ordering::Relaxed) == 0 {
         let huge = mode.as_deref() == Some("huge".as_ref());
+        // `SYNCOPT_PREFAULT=0`: no helper thread (for measurements).
+        if std::env::var_os("SYNCOPT_PREFAULT").is_some_and(|v| v == "0") {
+            HELPER.store(true, Ordering::Relaxed);
+        }
         if let Some(start) = os::reserve(RESERVE, huge) {
             NEXT.store(start, Ordering::Relaxed);
             END.store(start + RESERVE, Ordering::Relaxed);
@@ -57,36 +61,52 @@ pub fn end() {
     ON.store(false, Ordering::Release);
 }
 
-/// Has a helper thread fault in the next `bytes` of the arena while this thread fills them:
-/// the kernel zeroes every new page, and for a large parse that was as much time as the parse
-/// itself. Does nothing for small amounts, or where the kernel cannot populate pages.
-pub fn prefault(bytes: usize) {
+/// How far into the region (bytes from its start) the helper is to fault pages in.
+static GOAL: AtomicUsize = AtomicUsize::new(0);
+/// Whether the helper was started (or must not be: `SYNCOPT_PREFAULT=0`).
+static HELPER: AtomicBool = AtomicBool::new(false);
+
+/// Has a helper thread fault in the arena up to `bytes` from its start, ahead of this thread
+/// filling it: the kernel zeroes every new page, and for a large parse that was as much time
+/// as the parse itself. Called as input arrives (with a guess at what parsing it will take),
+/// so that on a pipe the pages are faulted in while the writer is still producing. Does
+/// nothing for small amounts, or where the kernel cannot populate pages.
+pub fn prefault_to(bytes: usize) {
     const MIN: usize = 16 << 20;
-    const STEP: usize = 2 << 20;
-    if !ON.load(Ordering::Relaxed) || bytes < MIN || !os::CAN_POPULATE {
+    if !ON.load(Ordering::Relaxed) || !os::CAN_POPULATE {
         return;
     }
-    // `SYNCOPT_PREFAULT=0`: no helper (for measurements).
-    if std::env::var_os("SYNCOPT_PREFAULT").is_some_and(|v| v == "0") {
+    GOAL.fetch_max(bytes, Ordering::Relaxed);
+    if bytes < MIN || HELPER.swap(true, Ordering::Relaxed) {
         return;
     }
-    let from = (NEXT.load(Ordering::Relaxed) + STEP - 1) & !(STEP - 1);
-    let to = from.saturating_add(bytes).min(END.load(Ordering::Relaxed));
     let spawned = std::thread::Builder::new()
         .name("prefault".into())
-        .spawn(move || {
-            let mut at = from;
-            while at < to && ON.load(Ordering::Relaxed) {
-                // Pages the parser already reached are faulted in; skip to where it is.
-                at = at.max(NEXT.load(Ordering::Relaxed) & !(STEP - 1));
-                if !os::populate(at, STEP.min(to - at)) {
-                    return;
-                }
-                at += STEP;
-            }
-        });
+        .spawn(helper);
     // The helper only saves time: without it, the pages fault in as they are written.
     drop(spawned);
+}
+
+fn helper() {
+    const STEP: usize = 2 << 20;
+    let start = START.load(Ordering::Acquire);
+    let end = END.load(Ordering::Relaxed);
+    let mut at = start;
+    while ON.load(Ordering::Relaxed) {
+        let goal = start.saturating_add(GOAL.load(Ordering::Relaxed)).min(end);
+        // Pages below the bump pointer were written already; skip to it.
+        at = at.max(NEXT.load(Ordering::Relaxed) & !(STEP - 1));
+        if at >= goal {
+            // Waiting for more input.
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            continue;
+        }
+        let len = STEP.min(goal - at);
+        if !os::populate(at, len) {
+            return;
+        }
+        at += len;
+    }
 }
 
 /// Bytes handed out by the arena so far.

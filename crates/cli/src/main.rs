@@ -224,12 +224,29 @@ struct Source {
     text: String,
 }
 
+/// What parsing takes, in arena bytes per byte of text (generated kernels: about 9).
+const IR_PER_TEXT_BYTE: usize = 10;
+
 fn read_input(path: &str) -> Result<Source, Fail> {
-    let mut text = String::new();
     if path == "-" {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| Fail::Usage(format!("cannot read stdin: {e}")))?;
+        // In pieces, so that the arena's pages are faulted in while the writer at the other
+        // end of a pipe is still producing (`syncopt gen | syncopt insert -`).
+        let mut bytes = Vec::new();
+        let mut stdin = std::io::stdin().lock();
+        loop {
+            let n = (&mut stdin)
+                .take(1 << 20)
+                .read_to_end(&mut bytes)
+                .map_err(|e| Fail::Usage(format!("cannot read stdin: {e}")))?;
+            if n == 0 {
+                break;
+            }
+            arena::prefault_to(bytes.len().saturating_mul(IR_PER_TEXT_BYTE));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| {
+            // What `read_to_string` said.
+            Fail::Usage("cannot read stdin: stream did not contain valid UTF-8".into())
+        })?;
         return Ok(Source {
             name: "<stdin>".into(),
             text,
@@ -237,7 +254,8 @@ fn read_input(path: &str) -> Result<Source, Fail> {
     }
     let bytes =
         std::fs::read(path).map_err(|e| Fail::Usage(format!("cannot read '{path}': {e}")))?;
-    text =
+    arena::prefault_to(bytes.len().saturating_mul(IR_PER_TEXT_BYTE));
+    let text =
         String::from_utf8(bytes).map_err(|_| Fail::Usage(format!("'{path}' is not UTF-8 text")))?;
     Ok(Source {
         name: path.into(),
@@ -292,8 +310,6 @@ fn report(src: &Source, diags: &[Diagnostic]) {
 
 /// Parses every chunk; reports every chunk's error; fails if any chunk failed.
 fn parse_all(src: &Source) -> Result<File, Fail> {
-    // The parsed IR takes about 9 bytes per byte of text (generated kernels).
-    arena::prefault(src.text.len().saturating_mul(9));
     let mut file = File::default();
     let mut bad = Vec::new();
     for chunk in syncopt_ir::parse_file(&src.text) {
