@@ -380,3 +380,59 @@ fn help_mentions_each_option() {
     // No arguments at all: help on stderr, usage error.
     assert_eq!(code(&run(&[])), 2);
 }
+
+fn run_stdin_env(args: &[&str], input: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut cmd = bin();
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("writes");
+    child.wait_with_output().expect("waits")
+}
+
+#[test]
+fn large_stdin_in_pieces_with_and_without_the_arena() {
+    // Several 1 MiB reads, the arena growing the text in place, the prefault helper (from
+    // 16 MiB of expected IR) and the phase timer on stderr: the bytes out stay the same.
+    let g = run(&["gen", "--ops", "60000", "--seed", "3", "--target", "gfx1250"]);
+    assert_eq!(code(&g), 0);
+    assert!(g.stdout.len() > 2 << 20, "{} bytes", g.stdout.len());
+    for env in [
+        &[][..],
+        &[("SYNCOPT_ARENA", "0")][..],
+        &[("SYNCOPT_ARENA", "huge")][..],
+        &[("SYNCOPT_PREFAULT", "0"), ("SYNCOPT_TIME", "1")][..],
+    ] {
+        let o = run_stdin_env(&["fmt", "-"], &g.stdout, env);
+        assert_eq!(code(&o), 0, "{env:?}: {}", stderr(&o));
+        assert!(o.stdout == g.stdout, "{env:?}: fmt changed the generated text");
+        let timed = env.iter().any(|(k, _)| *k == "SYNCOPT_TIME");
+        assert_eq!(stderr(&o).contains("syncopt time: parse: "), timed, "{env:?}");
+    }
+    let a = run_stdin_env(&["insert", "-"], &g.stdout, &[]);
+    let b = run_stdin_env(&["insert", "-"], &g.stdout, &[("SYNCOPT_ARENA", "0")]);
+    assert_eq!(code(&a), 0, "{}", stderr(&a));
+    assert!(a.stdout == b.stdout && a.stderr == b.stderr);
+}
+
+#[test]
+fn stdin_that_is_not_utf8_is_a_usage_error() {
+    let o = run_stdin_env(&["fmt", "-"], b"kernel @k {\n\xff\n}\n", &[]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "syncopt: error: cannot read stdin: stream did not contain valid UTF-8\n"
+    );
+}
