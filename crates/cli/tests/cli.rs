@@ -406,7 +406,9 @@ fn run_stdin_env(args: &[&str], input: &[u8], env: &[(&str, &str)]) -> Output {
 fn large_stdin_in_pieces_with_and_without_the_arena() {
     // Several 1 MiB reads, the arena growing the text in place, the prefault helper (from
     // 16 MiB of expected IR) and the phase timer on stderr: the bytes out stay the same.
-    let g = run(&["gen", "--ops", "60000", "--seed", "3", "--target", "gfx1250"]);
+    let g = run(&[
+        "gen", "--ops", "60000", "--seed", "3", "--target", "gfx1250",
+    ]);
     assert_eq!(code(&g), 0);
     assert!(g.stdout.len() > 2 << 20, "{} bytes", g.stdout.len());
     for env in [
@@ -417,9 +419,16 @@ fn large_stdin_in_pieces_with_and_without_the_arena() {
     ] {
         let o = run_stdin_env(&["fmt", "-"], &g.stdout, env);
         assert_eq!(code(&o), 0, "{env:?}: {}", stderr(&o));
-        assert!(o.stdout == g.stdout, "{env:?}: fmt changed the generated text");
+        assert!(
+            o.stdout == g.stdout,
+            "{env:?}: fmt changed the generated text"
+        );
         let timed = env.iter().any(|(k, _)| *k == "SYNCOPT_TIME");
-        assert_eq!(stderr(&o).contains("syncopt time: parse: "), timed, "{env:?}");
+        assert_eq!(
+            stderr(&o).contains("syncopt time: parse: "),
+            timed,
+            "{env:?}"
+        );
     }
     let a = run_stdin_env(&["insert", "-"], &g.stdout, &[]);
     let b = run_stdin_env(&["insert", "-"], &g.stdout, &[("SYNCOPT_ARENA", "0")]);
