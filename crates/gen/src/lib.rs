@@ -917,7 +917,7 @@ impl<'w> Gen<'w> {
         head.push_str(" {");
         self.end_line();
         let mark = self.mems.len();
-        let written_mark = self.written.clone();
+        let written_mark = self.written;
         let mem = iters.first().map(|(_, i)| self.mems[*i].mem);
         for (h, _) in &iters {
             self.push_mem(MemVal {
@@ -1089,7 +1089,7 @@ impl<'w> Gen<'w> {
 
     fn branch_inner(&mut self, depth: usize, yielded: Option<String>) {
         let mark = self.mems.len();
-        let written_mark = self.written.clone();
+        let written_mark = self.written;
         self.body(depth, 4);
         if let Some(y) = yielded {
             self.line(&format!("yield %{y}"));

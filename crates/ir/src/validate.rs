@@ -96,10 +96,8 @@ fn check_block(
                     );
                 }
             }
-            StmtKind::If(i) => {
-                if i.uniformity == Uniformity::Divergent && divergent_if.is_none() {
-                    inner = Some(d.loc);
-                }
+            StmtKind::If(i) if i.uniformity == Uniformity::Divergent && divergent_if.is_none() => {
+                inner = Some(d.loc);
             }
             _ => {}
         }
