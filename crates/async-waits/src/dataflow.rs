@@ -531,7 +531,7 @@ pub struct Analysis<'a> {
     /// Loop evaluations by loop: a loop entered again in the same context (state, waits
     /// inside it, pinned induction variables, decided conditions, handle frame) repeats what
     /// it did, so it is replayed.
-    memo: HashMap<StmtId, Vec<LoopRun>>,
+    memo: HashMap<MemoKey, Vec<LoopRun>>,
     pub memo_hits: u64,
     conflict_misses: u64,
     /// Loop evaluations are recorded and replayed (off only to test that replays change
@@ -540,6 +540,9 @@ pub struct Analysis<'a> {
 }
 
 type NeedCall = (Site, Counter, i32, StmtId, StmtId);
+
+/// A loop, and whether the evaluation is of its body (one iteration) or of the whole loop.
+type MemoKey = (StmtId, bool);
 
 /// One evaluation of a loop: its context and what it did.
 struct LoopRun {
@@ -559,8 +562,10 @@ struct LoopRun {
 const CACHE_KEEP: usize = 4096;
 /// Evaluations kept per loop.
 const MEMO_PER_LOOP: usize = 8;
-/// Loops with fewer statements (the loop included) are not remembered.
+/// Loops with fewer statements (the loop included) are not remembered, nor evaluations that
+/// visited fewer statements: cheaper to run again than to remember.
 const MEMO_MIN: u32 = 6;
+const MEMO_VISITS: u64 = 24;
 
 fn state_hash(st: &State) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -858,25 +863,47 @@ impl<'a> Analysis<'a> {
                 };
                 // Small loops cost less to evaluate than to remember.
                 let memo = self.memo_on && self.post[s.index()] - self.pre[s.index()] >= MEMO_MIN;
-                let hash = if memo { state_hash(&st) } else { 0 };
                 if memo {
-                    if let Some(out) = self.replay(s, hash, &st) {
+                    if let Some(out) = self.replay((s, false), &st) {
                         return out;
                     }
                 }
                 let (e0, n0, u0) = (self.evals, self.need_log.len(), self.unpub_log.len());
+                let v0 = self.visits;
                 let st0 = memo.then(|| st.clone());
                 let out = self.for_loop(s, body, trips, st, pin);
                 if let Some((iv, _, _)) = pin {
                     self.env.remove(&iv);
                 }
                 if let Some(st0) = st0 {
-                    self.record(s, hash, st0, &out, e0, n0, u0);
+                    if self.visits - v0 >= MEMO_VISITS {
+                        self.record((s, false), st0, &out, e0, n0, u0);
+                    }
                 }
                 out
             }
             _ => st,
         }
+    }
+
+    /// One iteration of loop `s` (body `body`) entered in state `cur`: an iteration met before
+    /// in the same context is replayed (an unrolled iteration may repeat one of an earlier
+    /// analysis even when the loop's entry state differs).
+    fn body(&mut self, s: StmtId, body: BlockId, cur: &State) -> State {
+        let memo = self.memo_on && self.post[s.index()] - self.pre[s.index()] >= MEMO_MIN;
+        if !memo {
+            return self.block(body, cur.clone());
+        }
+        if let Some(out) = self.replay((s, true), cur) {
+            return out;
+        }
+        let (e0, n0, u0) = (self.evals, self.need_log.len(), self.unpub_log.len());
+        let v0 = self.visits;
+        let out = self.block(body, cur.clone());
+        if self.visits - v0 >= MEMO_VISITS {
+            self.record((s, true), cur.clone(), &out, e0, n0, u0);
+        }
+        out
     }
 
     /// The waits placed inside loop `s`'s subtree.
@@ -889,9 +916,10 @@ impl<'a> Analysis<'a> {
 
     /// A recorded evaluation of loop `s` in the current context, replayed: its demands and
     /// unpublished pairs are made again (in their order) and its exit state returned.
-    fn replay(&mut self, s: StmtId, hash: u64, st: &State) -> Option<State> {
-        let runs = self.memo.get(&s)?;
-        let cfg = self.cfg_within(s);
+    fn replay(&mut self, key: MemoKey, st: &State) -> Option<State> {
+        let runs = self.memo.get(&key)?;
+        let hash = state_hash(st);
+        let cfg = self.cfg_within(key.0);
         let hit = runs.iter().position(|r| {
             r.hash == hash
                 && r.frame_id == self.frame_id
@@ -905,7 +933,7 @@ impl<'a> Analysis<'a> {
                 && r.facts == self.facts
                 && &r.st == st
         })?;
-        let runs = self.memo.remove(&s)?;
+        let runs = self.memo.remove(&key)?;
         let r = &runs[hit];
         self.memo_hits += 1;
         self.evals += r.evals;
@@ -916,32 +944,23 @@ impl<'a> Analysis<'a> {
             self.unpub(c, x, reach, done);
         }
         let out = r.out.clone();
-        self.memo.insert(s, runs);
+        self.memo.insert(key, runs);
         Some(out)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn record(
-        &mut self,
-        s: StmtId,
-        hash: u64,
-        st: State,
-        out: &State,
-        e0: u64,
-        n0: usize,
-        u0: usize,
-    ) {
+    fn record(&mut self, key: MemoKey, st: State, out: &State, e0: u64, n0: usize, u0: usize) {
         // An evaluation that crossed the unrolling budget behaves differently past it.
         if self.evals > EVAL_BUDGET {
             return;
         }
         let cfg = self
-            .cfg_within(s)
+            .cfg_within(key.0)
             .iter()
             .map(|&(_, site)| (site, self.config[&site].clone()))
             .collect();
         let run = LoopRun {
-            hash,
+            hash: state_hash(&st),
             st,
             env: self.env.clone(),
             facts: self.facts.clone(),
@@ -952,7 +971,7 @@ impl<'a> Analysis<'a> {
             unpub: self.unpub_log[u0..].to_vec(),
             evals: self.evals - e0,
         };
-        let runs = self.memo.entry(s).or_default();
+        let runs = self.memo.entry(key).or_default();
         if runs.len() >= MEMO_PER_LOOP {
             runs.remove(0);
         }
@@ -1064,7 +1083,7 @@ impl<'a> Analysis<'a> {
                 }
                 _ => false,
             };
-            let raw = self.block(body, cur.clone());
+            let raw = self.body(s, body, &cur);
             if framed {
                 self.frame.truncate(depth);
                 self.set_frame_id();

@@ -179,10 +179,13 @@ fn run_impl(
             why.push(covers.clone());
         }
     }
-    let hazards: BTreeSet<(StmtId, StmtId)> = final_needs
+    // Distinct (copy, consumer) pairs: a sorted vector counts them cheaper than a set.
+    let mut hazards: Vec<(StmtId, StmtId)> = final_needs
         .values()
         .flat_map(|n| n.covers.iter().copied())
         .collect();
+    hazards.sort_unstable();
+    hazards.dedup();
     report.hazards = hazards.len();
     if dbg {
         eprintln!("aw: before insert {:?}", t0.elapsed());
