@@ -404,8 +404,9 @@ impl Accesses {
         let mut done = vec![false; n_groups];
         if workers > 1 && n_groups >= 64 {
             let next = std::sync::atomic::AtomicUsize::new(0);
-            let found: std::sync::Mutex<Vec<(usize, Vec<(usize, Option<Desc>)>)>> =
-                std::sync::Mutex::new(Vec::new());
+            // (group, its tasks' bound forms)
+            type Done = Vec<(usize, Vec<(usize, Option<Desc>)>)>;
+            let found: std::sync::Mutex<Done> = std::sync::Mutex::new(Vec::new());
             std::thread::scope(|sc| {
                 let work = || loop {
                     let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
