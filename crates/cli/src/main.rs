@@ -300,12 +300,46 @@ fn report(src: &Source, diags: &[Diagnostic]) {
     if diags.is_empty() {
         return;
     }
-    let lines: Vec<&str> = src.text.lines().collect();
+    let lines = source_lines(&src.text, diags);
     let mut err = std::io::BufWriter::new(std::io::stderr().lock());
     for d in diags {
         let _ = err.write_all(d.render_lines(&src.name, &lines).as_bytes());
     }
     let _ = err.flush();
+}
+
+/// The lines of `text` as `Diagnostic::render_lines` takes them (`lines[n - 1]` is line `n`),
+/// with only the lines `diags` point at filled in and the others empty: two warnings on a
+/// million-line input took 80 ms to render when every line was collected.
+fn source_lines<'t>(text: &'t str, diags: &[Diagnostic]) -> Vec<&'t str> {
+    // Indices as `render_lines` computes them (line 0 reads like line 1).
+    let mut wanted: Vec<usize> = diags
+        .iter()
+        .flat_map(|d| {
+            d.loc
+                .iter()
+                .chain(d.notes.iter().filter_map(|n| n.0.as_ref()))
+        })
+        .map(|l| l.line.saturating_sub(1) as usize)
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let Some(&last) = wanted.last() else {
+        return Vec::new();
+    };
+    let mut lines = vec![""; last + 1];
+    let mut next = wanted.iter().peekable();
+    let mut seen = 0;
+    for (i, line) in text.lines().take(last + 1).enumerate() {
+        seen = i + 1;
+        if next.peek() == Some(&&i) {
+            lines[i] = line;
+            next.next();
+        }
+    }
+    // A location past the end of the text has no line to show, as before.
+    lines.truncate(seen);
+    lines
 }
 
 /// Parses every chunk; reports every chunk's error; fails if any chunk failed.
@@ -777,5 +811,49 @@ fn main() -> ExitCode {
             eprintln!("syncopt: error: {msg}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syncopt_ir::Loc;
+
+    fn at(line: u32, col: u32) -> Option<Loc> {
+        Some(Loc { line, col })
+    }
+
+    #[test]
+    fn sparse_lines_render_like_all_lines() {
+        let texts = ["a\nbb\r\nccc\n\nlast", "one\ntwo\n", "", "x\r\n\r\ny\r\n"];
+        let diags = [
+            Diagnostic::error(at(1, 1), "first"),
+            Diagnostic::error(at(0, 0), "line zero"),
+            Diagnostic::warning(at(3, 2), "middle").with_note(at(2, 1), "note"),
+            Diagnostic::error(at(5, 4), "last line"),
+            Diagnostic::error(at(6, 1), "past the end"),
+            Diagnostic::error(at(99, 1), "far past").with_note(None, "no place"),
+            Diagnostic::error(None, "nowhere"),
+        ];
+        for text in texts {
+            // Each alone, and all together (one table for the lot, as `report` builds it).
+            for d in &diags {
+                let lines = source_lines(text, std::slice::from_ref(d));
+                assert_eq!(
+                    d.render_lines("f", &lines),
+                    d.render("f", text),
+                    "{text:?} {d:?}"
+                );
+            }
+            let lines = source_lines(text, &diags);
+            for d in &diags {
+                assert_eq!(
+                    d.render_lines("f", &lines),
+                    d.render("f", text),
+                    "{text:?} {d:?}"
+                );
+            }
+        }
+        assert!(source_lines("a\nb\n", &[Diagnostic::error(None, "x")]).is_empty());
     }
 }
