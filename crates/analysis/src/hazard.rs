@@ -1324,6 +1324,9 @@ impl<'k> Resolver<'k> {
                                 });
                             } else {
                                 drop_slot(r);
+                                // Which slot of an aliasing buffer is unknown: byte offsets
+                                // into it say nothing about its bytes.
+                                r.local = None;
                             }
                         }
                     }

@@ -657,6 +657,26 @@ kernel @param(%c = 1) waves 4 {
     assert_minimal(src, Target::Gfx942, 1);
 }
 
+/// Verify campaign seed 88391 (gfx942, 1500 seeds), minimized: a slot view of a buffer that
+/// `aliases` another. Which slot is unknown, so `%v1[0:1024]` may be any third of %A2,
+/// including the bytes "w" writes: both barriers stay and the output verifies.
+#[test]
+fn slot_of_aliasing_buffer() {
+    let src = r#"target gfx942
+
+kernel @alias_slot() waves 4 {
+  %A0 = buffer workgroup 1024
+  %A2 = buffer workgroup 3072 aliases %A0
+  for %i0 = 0 to 4 {
+    %v1 = view %A2 slot (%i0 + 2) mod 3
+    op "w" write %A2[2304:3072]
+    op "r" read %v1[0:1024]
+  }
+}
+"#;
+    assert_minimal(src, Target::Gfx942, 2);
+}
+
 /// Counts the removable barriers over the verify campaign's kernels (400 seeds, every GPU
 /// target, named barriers where the target has them). Reports, asserts only soundness.
 #[test]
