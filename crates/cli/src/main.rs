@@ -328,18 +328,57 @@ fn source_lines<'t>(text: &'t str, diags: &[Diagnostic]) -> Vec<&'t str> {
         return Vec::new();
     };
     let mut lines = vec![""; last + 1];
-    let mut next = wanted.iter().peekable();
-    let mut seen = 0;
-    for (i, line) in text.lines().take(last + 1).enumerate() {
-        seen = i + 1;
-        if next.peek() == Some(&&i) {
-            lines[i] = line;
-            next.next();
+    let bytes = text.as_bytes();
+    // Line `line` (0-based) starts at byte `start`.
+    let (mut line, mut start) = (0, 0);
+    for &want in &wanted {
+        while line < want {
+            match next_newline(bytes, start) {
+                Some(nl) => {
+                    start = nl + 1;
+                    line += 1;
+                }
+                None => {
+                    // Past the last line: no line to show, as `str::lines` gives none.
+                    lines.truncate(line + usize::from(start < bytes.len()));
+                    return lines;
+                }
+            }
         }
+        if start >= bytes.len() {
+            // The text ends with a newline (or is empty): `str::lines` has no line here.
+            lines.truncate(line);
+            return lines;
+        }
+        let end = next_newline(bytes, start).unwrap_or(bytes.len());
+        let mut l = &text[start..end];
+        // As `str::lines`: a "\r\n" ending loses its "\r" too.
+        if end < bytes.len() {
+            l = l.strip_suffix('\r').unwrap_or(l);
+        }
+        lines[want] = l;
     }
-    // A location past the end of the text has no line to show, as before.
-    lines.truncate(seen);
     lines
+}
+
+/// The index of the first `\n` at or after `from`, eight bytes at a time (1M-line inputs).
+fn next_newline(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(w) = bytes.get(i..i + 8) {
+        let x = u64::from_le_bytes(w.try_into().ok()?) ^ (ONES * u64::from(b'\n'));
+        // Nonzero exactly when some byte of `x` is zero, lowest such byte first.
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(i + (zero.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    bytes[i.min(bytes.len())..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|p| i + p)
 }
 
 /// Parses every chunk; reports every chunk's error; fails if any chunk failed.
@@ -825,13 +864,26 @@ mod tests {
 
     #[test]
     fn sparse_lines_render_like_all_lines() {
-        let texts = ["a\nbb\r\nccc\n\nlast", "one\ntwo\n", "", "x\r\n\r\ny\r\n"];
+        let long = "a line of forty-odd characters, give or take\n".repeat(20);
+        let texts = [
+            "a\nbb\r\nccc\n\nlast",
+            "one\ntwo\n",
+            "",
+            "\n",
+            "x\r\n\r\ny\r\n",
+            "cr\r\nlone cr at the end\r",
+            "é\nüü\r\n\n€ x\n",
+            &long,
+        ];
         let diags = [
             Diagnostic::error(at(1, 1), "first"),
             Diagnostic::error(at(0, 0), "line zero"),
             Diagnostic::warning(at(3, 2), "middle").with_note(at(2, 1), "note"),
             Diagnostic::error(at(5, 4), "last line"),
             Diagnostic::error(at(6, 1), "past the end"),
+            Diagnostic::error(at(7, 1), "two past").with_note(at(2, 2), "back"),
+            Diagnostic::error(at(19, 3), "in the long text"),
+            Diagnostic::error(at(21, 3), "just past the long text"),
             Diagnostic::error(at(99, 1), "far past").with_note(None, "no place"),
             Diagnostic::error(None, "nowhere"),
         ];
@@ -855,5 +907,38 @@ mod tests {
             }
         }
         assert!(source_lines("a\nb\n", &[Diagnostic::error(None, "x")]).is_empty());
+    }
+
+    #[test]
+    fn sparse_lines_on_random_texts() {
+        // Newlines, carriage returns and multi-byte characters in every arrangement that a
+        // small random walk reaches, lines asked for in and past the text.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..3000 {
+            let len = next(40);
+            let text: String = (0..len)
+                .map(|_| ['a', 'b', '\n', '\r', 'é', ' '][next(6) as usize])
+                .collect();
+            let diags: Vec<Diagnostic> = (0..1 + next(3))
+                .map(|_| {
+                    Diagnostic::error(at(next(14) as u32, 1 + next(3) as u32), "d")
+                        .with_note(at(next(14) as u32, 1), "n")
+                })
+                .collect();
+            let lines = source_lines(&text, &diags);
+            for d in &diags {
+                assert_eq!(
+                    d.render_lines("f", &lines),
+                    d.render("f", &text),
+                    "{text:?}"
+                );
+            }
+        }
     }
 }
