@@ -149,3 +149,39 @@ fn memoized_runs_give_the_simulated_result() {
     // The comparison means something only if runs were reused.
     assert!(hits > 100, "memo hits {hits}");
 }
+
+/// `memoized_runs_give_the_simulated_result` on many more kernels (long: run with
+/// `cargo test -p syncopt-barriers --test parallel -- --ignored`).
+#[test]
+#[ignore]
+fn memo_campaign() {
+    let targets = [
+        Target::Gfx942,
+        Target::Gfx950,
+        Target::Gfx1200,
+        Target::Gfx1250,
+        Target::Sm80,
+        Target::Sm90,
+    ];
+    for seed in 0..120u64 {
+        for (i, &t) in targets.iter().enumerate() {
+            let ops = 200 + ((seed as usize * 7 + i * 13) % 30) * 100;
+            let k = kernel(ops, 1000 + seed, t);
+            let named = matches!(t, Target::Gfx1250 | Target::Sm90) && seed % 2 == 0;
+            let opts = InsertOptions {
+                named_barriers: named,
+                ..InsertOptions::default()
+            };
+            let mut a = k.clone();
+            let ra = syncopt_barriers::run(&mut a, t, &opts);
+            let mut b = k.clone();
+            let rb = syncopt_barriers::testing::without_memo(&mut b, t, &opts);
+            assert_eq!(
+                report_text(&a, &ra),
+                report_text(&b, &rb),
+                "{t:?} ops {ops} seed {} named {named}",
+                1000 + seed
+            );
+        }
+    }
+}
