@@ -1350,7 +1350,9 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             _ => None,
         };
-        let pre_useful = here
+        // Only read with a what-if budget left (the conflict test is the costly part).
+        let pre_useful = self.budget > 0
+            && here
             && !divergent
             && !self.placed[p]
             && !st.is_empty()
