@@ -5,7 +5,8 @@
 //!   deterministic (seeds 0..99);
 //! - the removals that the GPU run of 2026-11-22 (docs/GPU-VALIDATION.md) could not show
 //!   because cooperative patterns did not depend on the iteration and had only `waves`
-//!   rotations are races of the model now.
+//!   rotations are races of the model now (on that run's insert output, frozen in
+//!   tests/data/gen_S.ins.sk: the inserter may place its barriers elsewhere today).
 
 use syncopt_gen::{generate, GenOptions};
 use syncopt_targets::Target;
@@ -36,6 +37,16 @@ fn inserted(seed: u64) -> String {
         }
     }
     syncopt_ir::print_file(&file)
+}
+
+/// The frozen insert output of seed `seed` (tests/data/gen_S.ins.sk): the removals below are
+/// barriers of the insert output the GPU ran, which later inserters may place elsewhere.
+fn frozen(seed: u64) -> String {
+    let path = format!(
+        "{}/tests/data/gen_{seed}.ins.sk",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// The kernel with `%n` and `%p` defaulting to `n` and `p` (how gpu-check runs `syncopt run`
@@ -101,7 +112,7 @@ fn racing_sets(text: &str) -> Vec<usize> {
 /// Removing the barrier before `next` in seed `seed`'s insert output races in the model, and
 /// in parameter set `expect` among others; the output itself races in none.
 fn removal_races(seed: u64, next: &str, expect: usize) {
-    let text = inserted(seed);
+    let text = frozen(seed);
     assert_eq!(
         racing_sets(&text),
         Vec::<usize>::new(),
@@ -160,7 +171,7 @@ fn gen_16_is_no_race_while_both_loops_share_n() {
     // counts). With the inner loop's bound made 0, the model shows the race: ds_write_2
     // (ordinal 1) of iterations 0 and 2 (same slot) rotate by 24 and 56 words (steps 1 and 3,
     // 8 rotations with 4 warps): a warp apart.
-    let text = inserted(16);
+    let text = frozen(16);
     let (removed, _) = remove_barrier_before(&text, "op \"ds_write_2\"");
     assert_eq!(racing_sets(&removed), Vec::<usize>::new(), "{removed}");
     let inner = "for %i2 = 0 to %n max 4";
