@@ -289,6 +289,16 @@ fn value(out: &mut String, k: &Kernel, v: ValueId) {
 /// An unsigned integer in decimal.
 #[inline]
 fn uint(out: &mut String, mut n: u64) {
+    // Most numbers in kernels are small: one or two digits without a loop or a check.
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    if n < 100 {
+        let i = 2 * n as usize;
+        out.push_str(&TWO_DIGITS[i..i + 2]);
+        return;
+    }
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
@@ -299,8 +309,18 @@ fn uint(out: &mut String, mut n: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&buf[i..]).expect("ASCII digits"));
+    for &d in &buf[i..] {
+        out.push(char::from(d));
+    }
 }
+
+/// "00", "01", ... "99".
+const TWO_DIGITS: &str = "\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
 
 /// A signed integer in decimal.
 #[inline]
@@ -750,5 +770,11 @@ mod tests {
         let mut s = String::new();
         uint(&mut s, u64::MAX);
         assert_eq!(s, u64::MAX.to_string());
+        for n in (0..2_000).chain([999_999, 1_000_000, 10u64.pow(19)]) {
+            let mut s = String::from("x");
+            uint(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+        assert_eq!(TWO_DIGITS.len(), 200);
     }
 }
