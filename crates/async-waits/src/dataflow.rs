@@ -39,7 +39,8 @@ pub struct Need {
     /// (-1: a cp.async copy not yet committed to a group).
     pub min: BTreeMap<Counter, i32>,
     /// (copy, consumer) pairs behind this need, for `--explain`.
-    pub covers: BTreeSet<(StmtId, StmtId)>,
+    /// Sorted, at most `COVERS_MAX` (the first ones found).
+    pub covers: Vec<(StmtId, StmtId)>,
 }
 
 /// A branch of an `if` with memory results (0: then, 1: else): a copy (or its publication)
@@ -171,7 +172,7 @@ pub struct Entry {
     last: Lasts,
     /// Per barrier id: set at a split-barrier signal of that id, becomes `last` at the next
     /// wait of the same id (named barriers interleave: `signal 1; signal 2; wait 1; wait 2`).
-    armed: BTreeMap<i32, Lasts>,
+    armed: Armed,
     /// The copy (the youngest one when several merged).
     copy: StmtId,
     /// The copy completed (a wait) on a path where no barrier followed it yet: other waves
@@ -228,9 +229,44 @@ impl Entry {
             (a, b) => a.or_else(|| b.clone()),
         };
         merge_last(&mut self.last, &o.last);
-        for (id, b) in &o.armed {
-            merge_last(self.armed.entry(*id).or_default(), b);
+        for (id, b) in o.armed.iter() {
+            merge_last(self.armed.entry(*id), b);
         }
+    }
+}
+
+/// Per split-barrier id, what its last signal armed: a map kept as a sorted vector (almost
+/// always empty, and an empty vector costs nothing to copy or drop).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Armed(Vec<(i32, Lasts)>);
+
+impl Armed {
+    fn iter(&self) -> impl Iterator<Item = (&i32, &Lasts)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+    fn values(&self) -> impl Iterator<Item = &Lasts> {
+        self.0.iter().map(|x| &x.1)
+    }
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut Lasts> {
+        self.0.iter_mut().map(|x| &mut x.1)
+    }
+    /// The entry of `id`, made empty if absent.
+    fn entry(&mut self, id: i32) -> &mut Lasts {
+        let i = match self.0.binary_search_by_key(&id, |x| x.0) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (id, Lasts::Zero));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+    fn insert(&mut self, id: i32, v: Lasts) {
+        *self.entry(id) = v;
+    }
+    fn remove(&mut self, id: i32) -> Option<Lasts> {
+        let i = self.0.binary_search_by_key(&id, |x| x.0).ok()?;
+        Some(self.0.remove(i).1)
     }
 }
 
@@ -534,6 +570,7 @@ pub struct Analysis<'a> {
     memo: HashMap<MemoKey, Vec<LoopRun>>,
     pub memo_hits: u64,
     conflict_misses: u64,
+    recent: Box<[Option<(u32, u32, Conflict)>; RECENT]>,
     /// Loop evaluations are recorded and replayed (off only to test that replays change
     /// nothing).
     pub memo_on: bool,
@@ -557,6 +594,12 @@ struct LoopRun {
     unpub: Vec<(StmtId, StmtId, Reach, bool)>,
     evals: u64,
 }
+
+/// Slots of the recent-conflicts table (a power of two).
+const RECENT: usize = 4096;
+
+/// (copy, consumer) pairs kept per site for `--explain`.
+const COVERS_MAX: usize = 64;
 
 /// Entries the place caches keep across segments.
 const CACHE_KEEP: usize = 4096;
@@ -621,6 +664,7 @@ impl<'a> Analysis<'a> {
             memo: HashMap::default(),
             memo_hits: 0,
             conflict_misses: 0,
+            recent: Box::new([None; RECENT]),
             memo_on: true,
         };
         let (pre, post) = subtree_spans(k);
@@ -719,7 +763,16 @@ impl<'a> Analysis<'a> {
     }
 
     fn conflict(&mut self, a: u32, b: u32) -> Conflict {
+        // A small direct-mapped table in front of the map: most lookups repeat a recent pair.
+        let slot = ((a.wrapping_mul(0x9e37_79b9) ^ b.wrapping_mul(0x85eb_ca6b)) >> 20) as usize
+            & (RECENT - 1);
+        if let Some((x, y, c)) = self.recent[slot] {
+            if x == a && y == b {
+                return c;
+            }
+        }
         if let Some(&c) = self.conflicts.get(&(a, b)) {
+            self.recent[slot] = Some((a, b, c));
             return c;
         }
         self.conflict_misses += 1;
@@ -727,6 +780,7 @@ impl<'a> Analysis<'a> {
             .mem
             .overlap_k(self.k, &self.places[a as usize], &self.places[b as usize]);
         self.conflicts.insert((a, b), c);
+        self.recent[slot] = Some((a, b, c));
         c
     }
 
@@ -1518,8 +1572,10 @@ impl<'a> Analysis<'a> {
         let n = self.needs.entry(site).or_default();
         let m = n.min.entry(counter).or_insert(c);
         *m = (*m).min(c);
-        if n.covers.len() < 64 {
-            n.covers.insert((copy, consumer));
+        if n.covers.len() < COVERS_MAX {
+            if let Err(i) = n.covers.binary_search(&(copy, consumer)) {
+                n.covers.insert(i, (copy, consumer));
+            }
         }
     }
 
@@ -1600,7 +1656,7 @@ impl<'a> Analysis<'a> {
                     guard: None,
                 }),
                 last: Lasts::Zero,
-                armed: BTreeMap::new(),
+                armed: Armed::default(),
                 copy: s,
                 unpub: None,
             };
@@ -1656,7 +1712,7 @@ const MONOLITHIC: i32 = i32::MIN;
 /// are not: their publishing barrier is a later wait.
 fn arrive_wait(st: &mut State, id: i32) {
     for e in st.values_mut() {
-        if let Some(a) = e.armed.remove(&id) {
+        if let Some(a) = e.armed.remove(id) {
             e.last = a;
             e.unpub = None;
             if let Some(l) = &mut e.live {
