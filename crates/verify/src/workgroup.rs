@@ -353,6 +353,14 @@ fn join_into(st: &mut State, other: State) -> bool {
     grown
 }
 
+/// Whether every pending record of every context of `b` is in `a` (the join adds nothing).
+fn subsumes(a: &State, b: &State) -> bool {
+    b.iter().all(|(ctx, recs)| {
+        a.get(ctx)
+            .is_some_and(|mine| recs.keys().all(|r| mine.contains_key(r)))
+    })
+}
+
 fn same_state(a: &State, b: &State) -> bool {
     a.len() == b.len()
         && a.iter()
@@ -2003,18 +2011,34 @@ impl<'k> Checker<'k> {
                 let body = self.block(f.body, env, s_cur);
                 s_cur = self.back_edge(s, f, env, body, period);
             }
-            let mut acc = s_cur;
-            if zero {
-                add_step(&mut acc, Step::ZeroTrip(s));
+            // The next trip runs apart from the later ones: what is pending on entry (or
+            // after the unrolled trips) and the handles' first values stay apart from the
+            // states of the back edge, so merging paths at the head of the loop does not mix
+            // them (a copy issued before the loop and waited for in its first trip is never
+            // in flight while a later trip's handle names its buffer).
+            // When the first trip leads back into the entry state, that state is the whole
+            // fixpoint (the common case with barriers everywhere: no extra trip).
+            let mut head = s_cur;
+            let body = self.block(f.body, env, head.clone());
+            let mut acc = self.back_edge(s, f, env, body, period);
+            if subsumes(&head, &acc) {
+                acc = State::new();
             }
             // The join over every further trip count: iterate to a fixpoint.
             for _ in 0..256 {
+                if acc.is_empty() {
+                    break;
+                }
                 let body = self.block(f.body, env, acc.clone());
                 let next = self.back_edge(s, f, env, body, period);
                 if !join_into(&mut acc, next) {
                     break;
                 }
             }
+            if zero {
+                add_step(&mut head, Step::ZeroTrip(s));
+            }
+            join_into(&mut acc, head);
             let mut out = State::new();
             for (mut ctx, recs) in acc {
                 ctx.set_residue(f.iv, None);

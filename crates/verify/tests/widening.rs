@@ -119,3 +119,34 @@ fn dead_if_results_do_not_multiply_paths() {
         "{d:#?}"
     );
 }
+
+/// The 100,000-op gfx950 insert output of session 3 (line 132966): a copy issued before a
+/// buffer-swapping loop is waited for in the loop's first trip, and only from the second trip
+/// on does the loop's handle name the copy's buffer. The first trip runs apart from the later
+/// ones, so merging paths at the loop's head (here: at every statement, limit 1) does not put
+/// the copy still in flight next to the second trip's handle.
+#[test]
+fn the_first_trip_is_not_merged_with_the_later_ones() {
+    let src = |wait: &str| {
+        format!("kernel @k(%n = 16) waves 2 {{\n  %C = buffer workgroup 1024\n  %D = buffer workgroup 1024\n  %G = buffer global 65536\n  op \"gather_to_lds\" async write %C, read %G\n  for %j = 0 to %n {{\n    for %i = 0 to %n iter(%h = %D, %g = %C) {{\n      barrier\n      op \"gather_to_lds\" async write %h, read %G\n{wait}      barrier\n      op \"r\" read %g\n      yield %g, %h\n    }}\n  }}\n}}\n")
+    };
+    let run = |src: &str, limit: usize| {
+        let file = syncopt_ir::parse(src).unwrap_or_else(|d| panic!("{d:?}\n{src}"));
+        let k = &file.chunks[0].kernels[0];
+        syncopt_verify::workgroup::verify_with_limit(k, Target::Gfx950, limit).diagnostics
+    };
+    let ok = src("      wait vmcnt(0)\n");
+    for limit in [1, 6, usize::MAX] {
+        let d = run(&ok, limit);
+        assert!(d.is_empty(), "limit {limit}: {d:#?}");
+    }
+    // Without the wait the copy to %C may still be in flight when the first trip reads %C.
+    let racy = src("");
+    for limit in [1, 6, usize::MAX] {
+        let d = run(&racy, limit);
+        assert!(
+            d.iter().any(|d| d.message.contains("race (RAW) on %C")),
+            "limit {limit}: {d:#?}"
+        );
+    }
+}
