@@ -1149,29 +1149,26 @@ impl<'a> Analysis<'a> {
             if !back || trips.max.is_some_and(|x| k >= x) {
                 break;
             }
-            if k >= m {
-                // `raw` is not needed past the back edge here.
-                let next = self.rekey_owned(raw, s, false);
-                let mut j = cur.clone();
-                join_state(&mut j, &next);
-                if j == cur {
-                    break;
-                }
-                cur = j;
-                k += 1;
-                if k > MAX_EXACT + 8 {
-                    cur = self.widen(&cur);
+            // Past the exactly unrolled iterations `raw` is not needed after the back edge: it
+            // is rekeyed in place.
+            let (next, raw) = if k >= m {
+                (self.rekey_owned(raw, s, false), None)
+            } else {
+                (self.back_edge(s, &raw), Some(raw))
+            };
+            let join = match raw {
+                None => true,
+                Some(raw) if (next == cur && pin.is_none() && perm.is_none()) || k >= MAX_EXACT => {
+                    // Every later iteration repeats this one (or the budget ran out: from here
+                    // on join instead, which only lowers counts).
+                    let ex = self.exit(s, &raw);
+                    join_opt(&mut exits, &ex);
                     m = k;
+                    true
                 }
-                continue;
-            }
-            let next = self.back_edge(s, &raw);
-            if (next == cur && pin.is_none() && perm.is_none()) || k >= MAX_EXACT {
-                // Every later iteration repeats this one (or the budget ran out: from here on
-                // join instead, which only lowers counts).
-                let ex = self.exit(s, &raw);
-                join_opt(&mut exits, &ex);
-                m = k;
+                Some(_) => false,
+            };
+            if join {
                 let mut j = cur.clone();
                 join_state(&mut j, &next);
                 if j == cur {
