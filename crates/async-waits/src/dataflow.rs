@@ -569,6 +569,11 @@ pub struct Analysis<'a> {
     /// it did, so it is replayed.
     memo: HashMap<MemoKey, Vec<LoopRun>>,
     pub memo_hits: u64,
+    /// State entries, demands and pairs (and records) added to `memo` since it was last
+    /// emptied.
+    memo_entries: usize,
+    /// A log reached `LOG_MAX` in this analysis: no more records.
+    log_full: bool,
     conflict_misses: u64,
     recent: Box<[Option<(u32, u32, Conflict)>; RECENT]>,
     /// Loop evaluations are recorded and replayed (off only to test that replays change
@@ -609,6 +614,11 @@ const MEMO_PER_LOOP: usize = 8;
 /// visited fewer statements: cheaper to run again than to remember.
 const MEMO_MIN: u32 = 6;
 const MEMO_VISITS: u64 = 24;
+/// State entries, demands and pairs the records may hold before they are all dropped (up to
+/// about 100 bytes each).
+const MEMO_ENTRIES_MAX: usize = 500_000;
+/// Demands and pairs logged in one analysis past which nothing more is recorded in it.
+const LOG_MAX: usize = 1 << 20;
 
 fn state_hash(st: &State) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -663,6 +673,8 @@ impl<'a> Analysis<'a> {
             unpub_log: Vec::new(),
             memo: HashMap::default(),
             memo_hits: 0,
+            memo_entries: 0,
+            log_full: false,
             conflict_misses: 0,
             recent: Box::new([None; RECENT]),
             memo_on: true,
@@ -809,6 +821,7 @@ impl<'a> Analysis<'a> {
         self.unpublished.clear();
         self.need_log.clear();
         self.unpub_log.clear();
+        self.log_full = false;
         self.evals = 0;
         self.env.clear();
         for &s in seg {
@@ -1004,8 +1017,9 @@ impl<'a> Analysis<'a> {
 
     #[allow(clippy::too_many_arguments)]
     fn record(&mut self, key: MemoKey, st: State, out: &State, e0: u64, n0: usize, u0: usize) {
-        // An evaluation that crossed the unrolling budget behaves differently past it.
-        if self.evals > EVAL_BUDGET {
+        // An evaluation that crossed the unrolling budget behaves differently past it; one
+        // whose demands were not all logged cannot be replayed.
+        if self.evals > EVAL_BUDGET || self.log_full {
             return;
         }
         let cfg = self
@@ -1025,6 +1039,14 @@ impl<'a> Analysis<'a> {
             unpub: self.unpub_log[u0..].to_vec(),
             evals: self.evals - e0,
         };
+        // A kernel with no barrier is one long segment: bound what is kept (dropping records
+        // only costs re-evaluations).
+        let size = run.st.len() + run.out.len() + run.needs.len() + run.unpub.len() + 1;
+        self.memo_entries += size;
+        if self.memo_entries > MEMO_ENTRIES_MAX {
+            self.memo.clear();
+            self.memo_entries = size;
+        }
         let runs = self.memo.entry(key).or_default();
         if runs.len() >= MEMO_PER_LOOP {
             runs.remove(0);
@@ -1037,6 +1059,7 @@ impl<'a> Analysis<'a> {
     /// and small tables stay in cache.
     pub fn clear_memo(&mut self) {
         self.memo.clear();
+        self.memo_entries = 0;
         if self.conflicts.len() > CACHE_KEEP {
             self.conflicts.clear();
         }
@@ -1561,11 +1584,17 @@ impl<'a> Analysis<'a> {
         // Logged even when known already: a replay may come in an analysis that has not
         // made it yet.
         self.unpublished.insert(x);
-        self.unpub_log.push(x);
+        self.log_full |= self.unpub_log.len() >= LOG_MAX;
+        if !self.log_full {
+            self.unpub_log.push(x);
+        }
     }
 
     fn need(&mut self, site: Site, counter: Counter, c: i32, copy: StmtId, consumer: StmtId) {
-        self.need_log.push((site, counter, c, copy, consumer));
+        self.log_full |= self.need_log.len() >= LOG_MAX;
+        if !self.log_full {
+            self.need_log.push((site, counter, c, copy, consumer));
+        }
         let n = self.needs.entry(site).or_default();
         let m = n.min.entry(counter).or_insert(c);
         *m = (*m).min(c);
