@@ -340,6 +340,9 @@ struct Ctx<'k> {
     async_desc: Vec<bool>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
     wave: u64,
+    /// Threads of the workgroup (waves x wave size): a fencing named barrier over this many
+    /// threads orders like the default barrier.
+    threads: u64,
     /// Per loop/if: the program points inside it, `[lo, hi)`, when its blocks are numbered
     /// consecutively (else empty: its runs are not memoized).
     span: Vec<(u32, u32)>,
@@ -479,6 +482,7 @@ impl<'k> Ctx<'k> {
             } else {
                 info.wave_size as u64
             },
+            threads,
             span,
             memo: !NO_MEMO.with(|m| m.get()),
             no_marks: !k.stmts.iter().any(|(_, d)| {
@@ -1241,11 +1245,16 @@ impl<'c, 'k> Sim<'c, 'k> {
 
     fn sync(&mut self, op: &SyncOp, st: &mut State) {
         match op {
+            // The default barrier, and a named one (`bar.sync id, n`) over the whole
+            // workgroup: every thread arrives, so it orders (and fences) like `barrier`. One
+            // over fewer threads orders only its participants: not coverage.
             SyncOp::Barrier {
                 fence: true,
-                threads: None,
+                threads,
                 ..
-            } => self.cross(st, INPUT, None),
+            } if threads.is_none_or(|t| u64::from(t) == self.c.threads) => {
+                self.cross(st, INPUT, None)
+            }
             SyncOp::Signal { id } => {
                 self.marks.insert(*id, self.stamp);
                 self.stamp += 1;
