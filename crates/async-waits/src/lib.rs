@@ -123,7 +123,15 @@ fn run_impl(
     // pair is checked with the barrier pass's own access test (byte ranges, `tid` words,
     // handles and `if` results as sets of regions), so that a kernel the barrier pass saw
     // no hazard in gets no warning.
-    let unpublished = cross_thread(kernel, &unpublished, threads, &order, acc);
+    // The barrier pass's notion of "another wave" (on NVIDIA, another thread: warps are not
+    // lockstep), so that a thread's own later access to its copy, which the wait alone
+    // orders, is not taken for another wave's use.
+    let wave = if target.family() == Family::Nvidia {
+        1
+    } else {
+        u64::from(target.info().wave_size.max(1))
+    };
+    let unpublished = cross_thread(kernel, &unpublished, threads, wave, &order, acc);
     if dbg {
         eprintln!("aw: warnings checked {:?}", t0.elapsed());
     }
@@ -403,6 +411,7 @@ fn cross_thread(
     k: &Kernel,
     pairs: &BTreeSet<(StmtId, StmtId, Reach, bool)>,
     threads: u64,
+    wave: u64,
     order: &[usize],
     acc: Option<Accesses>,
 ) -> BTreeSet<(StmtId, StmtId)> {
@@ -432,9 +441,9 @@ fn cross_thread(
             };
             let dists = reach.same.then_some(0).into_iter().chain(carried);
             dists.into_iter().any(|d| {
-                ids(consumer)
-                    .iter()
-                    .any(|&b| acc.conflict(a.desc, d, acc.accesses[b as usize].desc))
+                ids(consumer).iter().any(|&b| {
+                    acc.conflict_across_waves(a.desc, d, acc.accesses[b as usize].desc, wave)
+                })
             })
         })
     };

@@ -160,3 +160,37 @@ fn generated_kernels_after_shared_barriers_have_no_warning() {
     // The same kernels without barriers do have unpublished copies: the warning is alive.
     assert!(alone > 0);
 }
+
+/// `gen --executable --seed 77` (sm_90): a copy into the rotating handle's `%nxt[tid]` and a
+/// store to `%B[tid]`: when `%nxt` is `%B`, each word is the copying thread's own, which the
+/// wait alone orders; the barrier pass sees no hazard there, so no warning either. The same
+/// with the store to another thread's word is a hazard between waves: it warns when the
+/// pass runs alone, and gets its barrier (no warning) after shared-barriers.
+const OWN_WORD: &str = "target sm_90
+kernel @k(%n = 2) waves 2 {
+  %A = buffer workgroup 512
+  %B = buffer workgroup 512
+  %G = buffer global 4096
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %B) {
+    op \"cp\" async write %nxt[tid], read %G[tid]
+    op \"st\" write %B[INDEX]
+    yield %nxt, %cur
+  }
+}
+";
+
+#[test]
+fn copy_to_a_threads_own_word_gets_no_warning() {
+    let w = warnings(&OWN_WORD.replace("INDEX", "tid"), Target::Sm90, true);
+    assert!(w.is_empty(), "{w:?}");
+    let w = warnings(&OWN_WORD.replace("INDEX", "tid"), Target::Sm90, false);
+    assert!(w.is_empty(), "{w:?}");
+}
+
+#[test]
+fn copy_to_another_threads_word_still_warns_alone() {
+    let w = warnings(&OWN_WORD.replace("INDEX", "-tid + 63"), Target::Sm90, false);
+    assert_eq!(w.len(), 1, "{w:?}");
+    let w = warnings(&OWN_WORD.replace("INDEX", "-tid + 63"), Target::Sm90, true);
+    assert!(w.is_empty(), "{w:?}");
+}
