@@ -565,12 +565,13 @@ impl Memory {
                     let l = a.saturating_add(*lo);
                     Region::Range(l, a.saturating_add(*hi).min(b).max(l))
                 }
-                None => r.clone(),
+                None => bytes_on_slot(r, *lo, *hi),
             },
             (Selector::Index(e), Region::Range(a, _)) => Region::Word {
                 lo: *a,
                 index: e.clone(),
             },
+            (Selector::Index(e), r @ Region::Slot { .. }) => self.index_on_slot(k, e, r),
             (_, r) => r.clone(),
         };
         Place {
@@ -578,6 +579,70 @@ impl Memory {
             region,
             via: None,
             apart: Vec::new(),
+        }
+    }
+
+    /// The words `index` touches over all threads and the values its induction variables
+    /// take (`[min, max]`), when it depends on nothing else and the thread count is known.
+    fn index_words(&self, k: &Kernel, index: &AffineExpr) -> Option<(i128, i128)> {
+        if self.threads == 0 || self.threads > 1 << 20 {
+            return None;
+        }
+        let (mut w0, mut w1) = (index.constant as i128, index.constant as i128);
+        for &(v, coef) in &index.terms {
+            let (lo, hi) = match v {
+                Var::Tid => (0i128, self.threads as i128 - 1),
+                Var::Value(v) => iv_range(k, v)?,
+            };
+            let x = (coef as i128).checked_mul(lo)?;
+            let y = (coef as i128).checked_mul(hi)?;
+            w0 = w0.checked_add(x.min(y))?;
+            w1 = w1.checked_add(x.max(y))?;
+        }
+        // Far past any buffer: not worth bounding (and keeps the byte arithmetic in range).
+        (w0 > -(1i128 << 64) && w1 < 1i128 << 64).then_some((w0, w1))
+    }
+
+    /// The region an index selector touches in a slot region: the slot itself when the words
+    /// of all threads provably stay in it; else (an index past the slot reaches the bytes
+    /// after it, as the verifier and the IR take a view) the words from the slot's start when
+    /// the slot is known, the hull of the words from every slot's start, or the whole base.
+    fn index_on_slot(&self, k: &Kernel, e: &AffineExpr, r: &Region) -> Region {
+        let Region::Slot { lo, hi, count, .. } = r else {
+            return r.clone();
+        };
+        if *count == 0 || hi < lo || *hi == u64::MAX {
+            return Region::Range(0, u64::MAX);
+        }
+        let size = (hi - lo) / *count as u64;
+        let words = self.index_words(k, e);
+        if let Some((w0, w1)) = words {
+            if w0 >= 0 && 4 * w1 + 4 <= size as i128 {
+                return r.clone();
+            }
+            if w0 < 0 {
+                // Before the slotted range: not modelled, take the whole base.
+                return Region::Range(0, u64::MAX);
+            }
+        }
+        if let Some((s0, _)) = slot_range(r) {
+            return Region::Word {
+                lo: s0,
+                index: e.clone(),
+            };
+        }
+        match words {
+            Some((w0, w1)) => {
+                let last = *lo as i128 + (*count as i128 - 1) * size as i128;
+                let a = *lo as i128 + 4 * w0;
+                let b = last + 4 * w1 + 4;
+                if b <= u64::MAX as i128 {
+                    Region::Range(a as u64, b as u64)
+                } else {
+                    Region::Range(a as u64, u64::MAX)
+                }
+            }
+            None => Region::Range(*lo, u64::MAX),
         }
     }
 
@@ -981,6 +1046,44 @@ fn slot_range(r: &Region) -> Option<(u64, u64)> {
         }
     }
     None
+}
+
+/// The values an induction variable takes, `[min, max]`, when its loop has a constant start
+/// and a known largest trip count.
+fn iv_range(k: &Kernel, v: ValueId) -> Option<(i128, i128)> {
+    let ValueKind::Iv(lp) = k.values[v].kind else {
+        return None;
+    };
+    let StmtKind::For(f) = &k.stmts[lp].kind else {
+        return None;
+    };
+    let syncopt_ir::Bound::Const(lo) = f.lo else {
+        return None;
+    };
+    let n = f.trips().max?;
+    if n > 1 << 32 {
+        return None;
+    }
+    let last = lo as i128 + f.step as i128 * (n.max(1) as i128 - 1);
+    Some((last.min(lo as i128), last.max(lo as i128)))
+}
+
+/// Bytes `[a, b)` of a slot whose index is not known: the slot when they stay in it, else the
+/// hull of those bytes from every slot's start.
+fn bytes_on_slot(r: &Region, a: u64, b: u64) -> Region {
+    let Region::Slot { lo, hi, count, .. } = r else {
+        return r.clone();
+    };
+    if *count == 0 || hi < lo || *hi == u64::MAX {
+        return Region::Range(0, u64::MAX);
+    }
+    let size = (hi - lo) / *count as u64;
+    if b <= size {
+        return r.clone();
+    }
+    let last = lo.saturating_add((*count as u64 - 1).saturating_mul(size));
+    let l = lo.saturating_add(a);
+    Region::Range(l, last.saturating_add(b).max(l))
 }
 
 fn bytes_of(m: &Memory, r: &Region) -> (u64, u64) {
