@@ -488,6 +488,72 @@ impl Accesses {
         }
     }
 
+    /// Adds first-iteration bound forms for descriptors whose slot indices depend on the
+    /// induction variable of a loop with a constant lower bound `lo`: the index with the
+    /// variable fixed to `lo` (a constant index names one slot's bytes). Only where
+    /// the variable occurs in slot indices alone (not in word indices), and not for loops
+    /// whose rotating handles the descriptor goes through. Returns the (descriptor, loop)
+    /// pairs bound this way, sorted. Used by the barrier pass only (the verifier knows the
+    /// induction variable's residue in a loop's first trip when its lower bound is constant).
+    pub fn bind_first_ivs(&mut self, k: &Kernel) -> Vec<(u32, StmtId)> {
+        let mut added: Vec<(u32, StmtId)> = Vec::new();
+        let n0 = self.descs.len();
+        if self.binds.len() < n0 {
+            self.binds.resize(n0, Vec::new());
+        }
+        let mut intern: Option<FxMap<Desc, u32>> = None;
+        for d in 0..n0 {
+            if self.descs[d].ivs.is_empty() {
+                continue;
+            }
+            let ivs = self.descs[d].ivs.clone();
+            for iv in ivs {
+                let lp = match k.values[iv].kind {
+                    ValueKind::Iv(st) => st,
+                    _ => continue,
+                };
+                let lo = match &k.stmts[lp].kind {
+                    StmtKind::For(f) => match f.lo {
+                        syncopt_ir::Bound::Const(c) => c,
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+                if self.binds[d].iter().any(|b| b.lp == lp) {
+                    continue;
+                }
+                let Some(desc) = first_iv_form(&self.descs[d], iv, lo) else {
+                    continue;
+                };
+                let map = intern.get_or_insert_with(|| {
+                    let mut m = FxMap::default();
+                    for (i, x) in self.descs.iter().enumerate() {
+                        m.entry(x.clone()).or_insert(i as u32);
+                    }
+                    m
+                });
+                let id = match map.get(&desc) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.descs.len() as u32;
+                        map.insert(desc.clone(), id);
+                        self.descs.push(desc);
+                        self.binds.push(Vec::new());
+                        id
+                    }
+                };
+                self.binds[d].push(Bind {
+                    lp,
+                    first: id,
+                    last: u32::MAX,
+                });
+                added.push((d as u32, lp));
+            }
+        }
+        added.sort();
+        added
+    }
+
     /// `d` in the first iteration of loop `lp` (`d` itself when it has no handle of `lp`).
     #[inline]
     pub fn first_bound(&self, d: u32, lp: StmtId) -> u32 {
@@ -913,6 +979,9 @@ fn regions_overlap(r1: &Region, r2: &Region) -> bool {
     if r1.root != r2.root || !overlap(r1.range, r2.range) {
         return false;
     }
+    if !overlap(slot_bytes(r1), slot_bytes(r2)) {
+        return false;
+    }
     // Disjoint bytes within equal slots of one slotted range: whatever the two slot indices,
     // they never share a byte.
     if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
@@ -944,6 +1013,19 @@ fn slots_apart(r1: &Region, r2: &Region) -> bool {
                     != 0
         }
         _ => false,
+    }
+}
+
+/// The bytes a region may touch: for a slot whose index is a constant, the bytes of that one
+/// slot it may touch; else its range.
+fn slot_bytes(r: &Region) -> Option<(u64, u64)> {
+    match &r.slot {
+        Some(s) if s.index.terms.is_empty() && !r.hull => {
+            let j = s.index.constant.rem_euclid(i64::from(s.count.max(1))) as u64;
+            let start = s.lo.checked_add(j.checked_mul(s.size)?)?;
+            Some((start.checked_add(s.inner.0)?, start.checked_add(s.inner.1)?))
+        }
+        _ => r.range,
     }
 }
 
@@ -1093,6 +1175,45 @@ fn words_same_wave(
         }
     }
     true
+}
+
+/// `d` with induction variable `iv` fixed to `lo` in its slot indices (see
+/// `Accesses::bind_first_ivs`; a constant index is one known slot, see `slot_bytes`); `None`
+/// when `iv` occurs elsewhere or in no slot index.
+fn first_iv_form(d: &Desc, iv: ValueId, lo: i64) -> Option<Desc> {
+    let var = Var::Value(iv);
+    if d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
+        || d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
+        || d.bind.is_some()
+        || d.regions.iter().any(|r| r.handle.is_some())
+    {
+        return None;
+    }
+    let pos = d.ivs.iter().position(|&v| v == iv)?;
+    let mut out = d.clone();
+    let mut changed = false;
+    for r in out.regions.iter_mut() {
+        let Some(s) = r.slot.as_mut() else {
+            continue;
+        };
+        let c = s.index.coef(var);
+        if c == 0 {
+            continue;
+        }
+        let add = c.checked_mul(lo)?;
+        s.index.constant = s.index.constant.checked_add(add)?;
+        s.index.terms.retain(|t| t.0 != var);
+        changed = true;
+    }
+    if !changed {
+        return None;
+    }
+    out.ivs.remove(pos);
+    if pos < out.steps.len() {
+        out.steps.remove(pos);
+    }
+    out.bind = None;
+    Some(out)
 }
 
 /// How much the value of `e` grows from one iteration to the next of the loop of `iv`.

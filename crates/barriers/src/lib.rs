@@ -443,6 +443,10 @@ impl<'k> Ctx<'k> {
         } else {
             (Accesses::collect_with_threads(k, Some(threads)), layout())
         };
+        // Slot views indexed by a loop's induction variable, in the loop's first iteration
+        // (async producers still compare with every slot: see `async_desc`).
+        let mut acc = acc;
+        acc.bind_first_ivs(k);
         let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
         let dmask = acc
             .descs

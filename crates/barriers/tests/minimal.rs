@@ -677,6 +677,73 @@ kernel @alias_slot() waves 4 {
     assert_minimal(src, Target::Gfx942, 2);
 }
 
+/// Issue 4 (crates/emit/tests/data/cp_async_pipeline_sm_80.sk with plain stores): slot
+/// `(%k + 2) mod 3` is slot 2 in the first iteration, so the stores to slots 0 and 1 before
+/// the loop do not meet it; the loop's barrier orders them before iteration 1's store into
+/// slot 0. No barrier before the loop (known and unknown trip counts), and every inserted one
+/// is needed. A slot index with `%k` and a lower bound that is not constant stays unbound.
+#[test]
+fn slot_by_induction_variable_first_iteration() {
+    let src = |bounds: &str| {
+        format!(
+            r#"target sm_80
+
+kernel @pipe(%n = 5, %m = 0) waves 4 {{
+  %S = buffer workgroup 6144
+  op "st0" write %S[0:2048]
+  op "st1" write %S[2048:4096]
+  for %k = {bounds} {{
+    %cur = view %S slot (%k) mod 3
+    %nxt = view %S slot (%k + 2) mod 3
+    op "st" write %nxt[tid]
+    barrier
+    op "ld" read %cur
+    barrier
+  }}
+}}
+"#
+        )
+    };
+    for t in [Target::Sm80, Target::Sm90, Target::Gfx942] {
+        for bounds in ["0 to %n", "0 to 5", "0 to 64", "3 to %n"] {
+            let text = src(bounds);
+            assert_minimal(&text, t, 0);
+            let mut k = kernel_of(&text);
+            syncopt_barriers::run(&mut k, t, &InsertOptions::default());
+            let out = syncopt_ir::print_kernel(&k);
+            assert_eq!(out.matches("barrier").count(), 2, "{t:?} {bounds}\n{out}");
+        }
+        // Starting at 1, the first iteration writes slot 0: the barrier stays.
+        let text = src("1 to %n");
+        assert_minimal(&text, t, 1);
+        // An unknown lower bound: any slot.
+        let text = src("%m to %n");
+        assert_minimal(&text, t, 1);
+        let mut k = kernel_of(&text);
+        syncopt_barriers::run(&mut k, t, &InsertOptions::default());
+        let out = syncopt_ir::print_kernel(&k);
+        assert_eq!(out.matches("barrier").count(), 3, "{t:?}\n{out}");
+    }
+}
+
+/// Issue 4, case 1 as it stands: the prologue copies are async. The barrier pass keeps the
+/// barrier before the loop (async producers are compared with every slot: the async-waits
+/// pass, which runs after it, does not bind the first iteration and would otherwise put a
+/// `cp_async.wait 0` into the loop and warn). The output verifies and the pass warns nothing.
+#[test]
+fn async_prologue_before_slot_loop_keeps_its_barrier() {
+    let src = include_str!("../../emit/tests/data/cp_async_pipeline_sm_80.sk");
+    let mut k = kernel_of(src);
+    let rep = syncopt_barriers::run(&mut k, Target::Sm80, &InsertOptions::default());
+    assert!(rep.diagnostics.is_empty(), "{:?}", rep.diagnostics);
+    let fin = finish(&k, Target::Sm80, &InsertOptions::default());
+    let vr = syncopt_verify::verify(&fin, Target::Sm80);
+    assert!(vr.is_ok(), "{:#?}", vr.diagnostics);
+    let out = syncopt_ir::print_kernel(&fin);
+    let lp = out.find("for %k").unwrap();
+    assert!(!out[lp..].contains("wait 0"), "{out}");
+}
+
 /// Counts the removable barriers over the verify campaign's kernels (400 seeds, every GPU
 /// target, named barriers where the target has them). Reports, asserts only soundness.
 #[test]
