@@ -39,6 +39,10 @@ pub enum Region {
         /// The slot, when it is the same in every frame (a constant view, possibly written
         /// through the induction variable of a loop it entered).
         fixed: Option<i64>,
+        /// Bytes `[a, b)` from the slot's start, when not the whole slot: an access whose
+        /// index reaches past the slot (`b` beyond the slot size) touches the bytes after it
+        /// (the next slots), as the verifier and the IR take a view.
+        span: Option<(u64, u64)>,
     },
     /// One 4-byte word per thread at byte `lo + 4 * index`, owned by the computing thread.
     Word { lo: u64, index: AffineExpr },
@@ -484,6 +488,7 @@ impl Memory {
                                 count: *count,
                                 index,
                                 fixed,
+                                span: None,
                             }
                         }
                     }
@@ -605,8 +610,9 @@ impl Memory {
 
     /// The region an index selector touches in a slot region: the slot itself when the words
     /// of all threads provably stay in it; else (an index past the slot reaches the bytes
-    /// after it, as the verifier and the IR take a view) the words from the slot's start when
-    /// the slot is known, the hull of the words from every slot's start, or the whole base.
+    /// after it, as the verifier and the IR take a view) the words from the slot's start
+    /// (a word region when the slot is known, a slot span when not), or, when the words are
+    /// not bounded, everything from the slotted range's start.
     fn index_on_slot(&self, k: &Kernel, e: &AffineExpr, r: &Region) -> Region {
         let Region::Slot { lo, hi, count, .. } = r else {
             return r.clone();
@@ -632,17 +638,10 @@ impl Memory {
             };
         }
         match words {
-            Some((w0, w1)) => {
-                let last = *lo as i128 + (*count as i128 - 1) * size as i128;
-                let a = *lo as i128 + 4 * w0;
-                let b = last + 4 * w1 + 4;
-                if b <= u64::MAX as i128 {
-                    Region::Range(a as u64, b as u64)
-                } else {
-                    Region::Range(a as u64, u64::MAX)
-                }
+            Some((w0, w1)) if 4 * w1 + 4 <= u64::MAX as i128 => {
+                bytes_on_slot(r, (4 * w0) as u64, (4 * w1 + 4) as u64)
             }
-            None => Region::Range(*lo, u64::MAX),
+            _ => Region::Range(*lo, u64::MAX),
         }
     }
 
@@ -784,6 +783,7 @@ impl Memory {
                 count,
                 index,
                 fixed,
+                span,
             } => {
                 let mut index = shift(index, iv, f.step);
                 // Slots repeat every `count`: keep the constant reduced so the places stay
@@ -795,6 +795,7 @@ impl Memory {
                     count: *count,
                     index,
                     fixed: *fixed,
+                    span: *span,
                 }
             }
             // A word index that moves with the loop would give a new place every iteration;
@@ -869,12 +870,13 @@ impl Memory {
             _ => None,
         };
         let region = match &p.region {
-            Region::Slot {
+            r @ Region::Slot {
                 lo,
                 hi,
                 count,
                 index,
                 fixed,
+                span,
             } if index.coef(iv) != 0 => match (fixed, last_iv) {
                 (Some(c), _) => Region::Slot {
                     lo: *lo,
@@ -882,6 +884,7 @@ impl Memory {
                     count: *count,
                     index: AffineExpr::constant(*c),
                     fixed: Some(*c),
+                    span: *span,
                 },
                 (None, Some(v)) => {
                     let mut e = index.clone();
@@ -898,9 +901,13 @@ impl Memory {
                         count: *count,
                         index: e,
                         fixed,
+                        span: *span,
                     }
                 }
-                (None, None) => Region::Range(*lo, *hi),
+                (None, None) => {
+                    let (a, b) = slot_hull(r);
+                    Region::Range(a, b)
+                }
             },
             Region::Word { lo, index } if index.coef(iv) != 0 => Region::Range(*lo, u64::MAX),
             r => r.clone(),
@@ -956,12 +963,14 @@ impl Memory {
                 count,
                 index,
                 fixed,
+                span,
             } => Region::Slot {
                 lo: x.saturating_add(*lo),
                 hi: x.saturating_add(*hi).min(y),
                 count: *count,
                 index: index.clone(),
                 fixed: *fixed,
+                span: *span,
             },
             Region::Word { lo, index } => Region::Word {
                 lo: x.saturating_add(*lo),
@@ -1028,24 +1037,69 @@ fn shift(e: &AffineExpr, iv: Var, step: i64) -> AffineExpr {
     out
 }
 
+/// The size of one slot of a slot region (0 when unknown).
+fn slot_size(r: &Region) -> u64 {
+    match r {
+        Region::Slot { lo, hi, count, .. } if *count > 0 && hi >= lo && *hi != u64::MAX => {
+            (hi - lo) / *count as u64
+        }
+        _ => 0,
+    }
+}
+
+/// The bytes a slot region touches from its slot's start: its span, or the whole slot.
+fn slot_span(r: &Region) -> (u64, u64) {
+    match r {
+        Region::Slot {
+            span: Some(span), ..
+        } => *span,
+        _ => (0, slot_size(r)),
+    }
+}
+
+/// The bytes a slot region touches, when its slot is known.
 fn slot_range(r: &Region) -> Option<(u64, u64)> {
     if let Region::Slot {
         lo,
-        hi,
         count,
         index,
         fixed,
+        ..
     } = r
     {
         let c = fixed.or(index.is_constant().then_some(index.constant));
         if let (Some(c), true) = (c, *count > 0) {
-            let n = *count as u64;
-            let size = (hi - lo) / n;
+            let size = slot_size(r);
             let i = c.rem_euclid(*count as i64) as u64;
-            return Some((lo + i * size, lo + (i + 1) * size));
+            let start = lo.saturating_add(i.saturating_mul(size));
+            let (a, b) = slot_span(r);
+            return Some((start.saturating_add(a), start.saturating_add(b)));
         }
     }
     None
+}
+
+/// The bytes a slot region may touch, whichever its slot: the slotted range, or with a span
+/// the span from every slot's start.
+fn slot_hull(r: &Region) -> (u64, u64) {
+    match r {
+        Region::Slot {
+            lo,
+            hi,
+            count,
+            span: Some((a, b)),
+            ..
+        } if *count > 0 && *hi != u64::MAX => {
+            let last = lo.saturating_add((*count as u64 - 1).saturating_mul(slot_size(r)));
+            (lo.saturating_add(*a), last.saturating_add(*b))
+        }
+        Region::Slot {
+            lo, hi, span: None, ..
+        } => (*lo, *hi),
+        Region::Slot { lo, .. } => (*lo, u64::MAX),
+        Region::Range(a, b) => (*a, *b),
+        Region::Word { lo, .. } => (*lo, u64::MAX),
+    }
 }
 
 /// The values an induction variable takes, `[min, max]`, when its loop has a constant start
@@ -1068,28 +1122,39 @@ fn iv_range(k: &Kernel, v: ValueId) -> Option<(i128, i128)> {
     Some((last.min(lo as i128), last.max(lo as i128)))
 }
 
-/// Bytes `[a, b)` of a slot whose index is not known: the slot when they stay in it, else the
-/// hull of those bytes from every slot's start.
+/// Bytes `[a, b)` of a slot whose index is not known: the slot when they stay in it, else
+/// those bytes from the slot's start (reaching into the next slots).
 fn bytes_on_slot(r: &Region, a: u64, b: u64) -> Region {
-    let Region::Slot { lo, hi, count, .. } = r else {
-        return r.clone();
-    };
-    if *count == 0 || hi < lo || *hi == u64::MAX {
-        return Region::Range(0, u64::MAX);
+    let size = slot_size(r);
+    match r {
+        Region::Slot {
+            lo,
+            hi,
+            count,
+            index,
+            fixed,
+            ..
+        } if size > 0 => {
+            if b <= size {
+                return r.clone();
+            }
+            Region::Slot {
+                lo: *lo,
+                hi: *hi,
+                count: *count,
+                index: index.clone(),
+                fixed: *fixed,
+                span: Some((a, b.max(a))),
+            }
+        }
+        _ => Region::Range(0, u64::MAX),
     }
-    let size = (hi - lo) / *count as u64;
-    if b <= size {
-        return r.clone();
-    }
-    let last = lo.saturating_add((*count as u64 - 1).saturating_mul(size));
-    let l = lo.saturating_add(a);
-    Region::Range(l, last.saturating_add(b).max(l))
 }
 
 fn bytes_of(m: &Memory, r: &Region) -> (u64, u64) {
     match r {
         Region::Range(a, b) => (*a, *b),
-        Region::Slot { lo, hi, .. } => slot_range(r).unwrap_or((*lo, *hi)),
+        Region::Slot { .. } => slot_range(r).unwrap_or_else(|| slot_hull(r)),
         Region::Word { lo, index } => word_bytes(m.threads, *lo, index).unwrap_or((*lo, u64::MAX)),
     }
 }
@@ -1153,6 +1218,7 @@ impl Memory {
                 count,
                 index,
                 fixed,
+                span,
             } if index.is_constant() => {
                 let mut e = AffineExpr::var(Var::Value(f.iv));
                 e.constant = (index.constant.wrapping_sub(lo)).rem_euclid((*count).max(1) as i64);
@@ -1164,6 +1230,7 @@ impl Memory {
                         count: *count,
                         index: e,
                         fixed: fixed.or(Some(index.constant)),
+                        span: *span,
                     },
                     via: None,
                     apart: Vec::new(),
@@ -1215,6 +1282,7 @@ fn region_overlap(m: &Memory, p: &Region, q: &Region) -> Conflict {
                 count: n1,
                 index: i1,
                 fixed: f1,
+                span: s1,
             },
             Region::Slot {
                 lo: a2,
@@ -1222,9 +1290,17 @@ fn region_overlap(m: &Memory, p: &Region, q: &Region) -> Conflict {
                 count: n2,
                 index: i2,
                 fixed: f2,
+                span: s2,
             },
         ) if a1 == a2 && b1 == b2 && n1 == n2 => {
+            let spans = s1.is_some() || s2.is_some();
             if let (Some(x), Some(y)) = (f1, f2) {
+                if spans {
+                    return match (slot_range(p), slot_range(q)) {
+                        (Some((x0, x1)), Some((y0, y1))) if x1 <= y0 || y1 <= x0 => Conflict::None,
+                        _ => Conflict::CrossThread,
+                    };
+                }
                 let n = (*n1).max(1) as i64;
                 return if x.rem_euclid(n) == y.rem_euclid(n) {
                     Conflict::CrossThread
@@ -1237,7 +1313,29 @@ fn region_overlap(m: &Memory, p: &Region, q: &Region) -> Conflict {
                 d.add_term(v, -c);
             }
             d.constant = d.constant.wrapping_sub(i2.constant);
-            match m.slot_diff(&d, (*n1).max(1) as i64) {
+            let n = (*n1).max(1) as i64;
+            match m.slot_diff(&d, n) {
+                // Slot of `p` = slot of `q` + x (mod n): a span reaching past its slot may
+                // meet the other in any placement of the pair, tried one by one.
+                Some(x) if spans => {
+                    let size = slot_size(p);
+                    if size == 0 || n > 1024 {
+                        return Conflict::CrossThread;
+                    }
+                    let (pa, pb) = slot_span(p);
+                    let (qa, qb) = slot_span(q);
+                    for sq in 0..n {
+                        let sp = (sq + x).rem_euclid(n);
+                        let p0 = sp as u128 * size as u128;
+                        let q0 = sq as u128 * size as u128;
+                        if p0 + (pa as u128) < q0 + qb as u128
+                            && q0 + (qa as u128) < p0 + pb as u128
+                        {
+                            return Conflict::CrossThread;
+                        }
+                    }
+                    Conflict::None
+                }
                 Some(x) if x != 0 => Conflict::None,
                 _ => Conflict::CrossThread,
             }

@@ -197,3 +197,43 @@ fn generated_seed_0_on_gfx950() {
     let ld = l.iter().position(|x| x.contains("\"ld_6\"")).unwrap();
     assert_eq!(l[ld - 2], "wait vmcnt(0)", "\n{out}");
 }
+
+/// Spans past the slot compared slot by slot: `cp_r` writes words 64..191 from the start of
+/// slot `%i1 + 1` (into the next slot's words 0..63). A read of words 64..191 from slot `%i1`
+/// (`tid + 64`) ends in slot `%i1 + 1`'s words 0..63: apart from the copy, whose own words
+/// there start at 64 (and from the next iteration's copy): `cp_a` alone is waited for. With
+/// `tid + 96` the read reaches word 95 of slot `%i1 + 1`: it waits for `cp_r` too.
+#[test]
+fn spans_past_the_slot_compared_slot_by_slot() {
+    let src = |index: &str| {
+        format!(
+            "target gfx950
+
+kernel @span(%n = 1) waves 2 {{
+  %A = buffer workgroup 512
+  %D = buffer workgroup 1024
+  %G = buffer global 4096
+  for %i1 = 0 to %n max 4 {{
+    %w1 = view %D slot (%i1) mod 2
+    %r1 = view %D slot (%i1 + 1) mod 2
+    op \"cp_a\" async write %A, read %G[512:1024]
+    op \"cp_r\" async write %r1[tid + 64], read %G[0:512]
+    op \"ld_a\" read %A[tid]
+    op \"ld_w\" read %w1[{index}]
+  }}
+}}
+"
+        )
+    };
+    for (index, wait) in [("tid + 64", "wait vmcnt(1)"), ("tid + 96", "wait vmcnt(0)")] {
+        let out = insert(&src(index));
+        let l = lines(&out);
+        let ld = l.iter().position(|x| x.contains("ld_a")).unwrap();
+        assert_eq!(l[ld - 2], wait, "{index}\n{out}");
+        assert_eq!(
+            l.iter().filter(|x| x.starts_with("wait")).count(),
+            1,
+            "\n{out}"
+        );
+    }
+}
