@@ -488,6 +488,81 @@ impl Accesses {
         }
     }
 
+    /// Inside a uniform `if` whose condition is on the induction variable of a loop with
+    /// rotating handles alone, modulo a constant (`(%i + 1) mod 2 == 0`), with a constant
+    /// lower bound: where the branch runs only in iterations in which every handle of the
+    /// loop holds one and the same initial value, the accesses through those handles are
+    /// replaced by that value's (the verifier tracks the residue of such a variable and the
+    /// handles' values together). Async ops keep their descriptors. Used by the barrier pass
+    /// only. The rebound descriptors are new ones (never shared with an access that is not
+    /// rebound); returns each with the descriptor it replaces, sorted.
+    pub fn bind_parity(&mut self, k: &Kernel) -> Vec<(u32, u32)> {
+        let exact = exact_loops(k);
+        let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
+        {
+            let mut r = Resolver::new(k, &exact);
+            parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut fixes);
+        }
+        let mut orig: Vec<(u32, u32)> = Vec::new();
+        if fixes.is_empty() {
+            return orig;
+        }
+        if self.binds.len() < self.descs.len() {
+            self.binds.resize(self.descs.len(), Vec::new());
+        }
+        let mut intern: FxMap<(Desc, u32), u32> = FxMap::default();
+        let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        for (op, lp, it) in fixes {
+            let ids = match self.by_stmt.get(op.index()) {
+                Some(v) => v.clone(),
+                None => continue,
+            };
+            for a in ids {
+                let d = self.accesses[a as usize].desc as usize;
+                let desc = &self.descs[d];
+                let Some(src) = desc.bind.as_deref().cloned() else {
+                    continue;
+                };
+                if !desc
+                    .regions
+                    .iter()
+                    .any(|r| r.handle.is_some_and(|h| h.0 == lp))
+                {
+                    continue;
+                }
+                let mode = desc.mode;
+                let r = resolvers.entry((lp, it)).or_insert_with(|| {
+                    let mut r = Resolver::new(k, &exact);
+                    r.fix = Some((lp, it));
+                    r
+                });
+                let regions = r.regions(src.value);
+                if regions.is_empty() || r.unbound {
+                    r.unbound = false;
+                    continue;
+                }
+                let mut nd = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
+                if nd.regions.iter().any(|r| r.handle.is_some()) {
+                    nd.bind = Some(Box::new(src));
+                }
+                let key = (nd, d as u32);
+                let id = match intern.get(&key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.descs.len() as u32;
+                        self.descs.push(key.0.clone());
+                        self.binds.push(Vec::new());
+                        orig.push((id, d as u32));
+                        intern.insert(key, id);
+                        id
+                    }
+                };
+                self.accesses[a as usize].desc = id;
+            }
+        }
+        orig
+    }
+
     /// Adds first-iteration bound forms for descriptors whose slot indices depend on the
     /// induction variable of a loop with a constant lower bound `lo`: the index with the
     /// variable fixed to `lo` (a constant index names one slot's bytes). Only where
@@ -1175,6 +1250,110 @@ fn words_same_wave(
         }
     }
     true
+}
+
+/// The ops under `b` that `Accesses::bind_parity` rebinds: (op, loop, iteration residue).
+/// `known`: the decided conditions of the enclosing `if`s and the branch taken.
+fn parity_fixes<'k>(
+    k: &'k Kernel,
+    b: syncopt_ir::BlockId,
+    known: &mut Vec<(&'k syncopt_ir::Cond, bool)>,
+    r: &mut Resolver<'k>,
+    out: &mut Vec<(StmtId, StmtId, u64)>,
+) {
+    for &s in &k.blocks[b].stmts {
+        match &k.stmts[s].kind {
+            StmtKind::Op(op) if op.asynchronous.is_none() => {
+                for &(c, v) in known.iter().rev() {
+                    if let Some((lp, it)) = parity_fix(k, c, v, r) {
+                        out.push((s, lp, it));
+                        break;
+                    }
+                }
+            }
+            StmtKind::If(i) => {
+                let decided = i.uniformity == syncopt_ir::Uniformity::Uniform
+                    && i.cond.modulo.is_some_and(|m| m > 0)
+                    && i.cond.expr.terms.len() == 1
+                    && matches!(
+                        i.cond.expr.terms[0].0,
+                        Var::Value(v) if matches!(k.values[v].kind, ValueKind::Iv(_))
+                    );
+                let branches = [(i.then_block, true)]
+                    .into_iter()
+                    .chain(i.else_block.map(|eb| (eb, false)));
+                for (blk, v) in branches {
+                    if decided {
+                        known.push((&i.cond, v));
+                    }
+                    parity_fixes(k, blk, known, r, out);
+                    if decided {
+                        known.pop();
+                    }
+                }
+            }
+            kind => {
+                for c in kind.child_blocks() {
+                    parity_fixes(k, c, known, r, out);
+                }
+            }
+        }
+    }
+}
+
+/// The loop and iteration residue (modulo the period of its handles' rotation) in which
+/// condition `c` has value `v`, when there is just one.
+fn parity_fix(
+    k: &Kernel,
+    c: &syncopt_ir::Cond,
+    v: bool,
+    r: &mut Resolver,
+) -> Option<(StmtId, u64)> {
+    let (Var::Value(iv), _) = *c.expr.terms.first()? else {
+        return None;
+    };
+    let ValueKind::Iv(lp) = k.values[iv].kind else {
+        return None;
+    };
+    let StmtKind::For(f) = &k.stmts[lp].kind else {
+        return None;
+    };
+    let syncopt_ir::Bound::Const(lo) = f.lo else {
+        return None;
+    };
+    let (orbits, _, _) = r.rotation(lp, f)?;
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let mut q: u64 = 1;
+    for o in &orbits {
+        let l = o.len().max(1) as u64;
+        q = q / gcd(q, l) * l;
+        if q > 64 {
+            return None;
+        }
+    }
+    let m = u64::try_from(c.modulo?)
+        .ok()
+        .filter(|&m| m > 0 && m <= 64)?;
+    let period = q / gcd(q, m) * m;
+    let mut residue: Option<u64> = None;
+    for it in 0..period {
+        let x = lo.checked_add(f.step.checked_mul(it as i64)?)?;
+        if c.eval(|_| x) == v {
+            let res = it % q;
+            match residue {
+                None => residue = Some(res),
+                Some(r0) if r0 == res => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    residue.map(|it| (lp, it))
 }
 
 /// `d` with induction variable `iv` fixed to `lo` in its slot indices (see

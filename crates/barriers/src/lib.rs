@@ -338,6 +338,11 @@ struct Ctx<'k> {
     /// async copy and its readers in other waves, compares it with every value the handles
     /// take, and would warn where the bound comparison placed no barrier.
     async_desc: Vec<bool>,
+    /// Per descriptor: the one it stands for before `Accesses::bind_parity` bound its loop
+    /// handles by a parity condition (itself for the others). Async producers are compared
+    /// with that one: async-waits, which must see a barrier between an async copy and its
+    /// readers in other waves, does not bind them.
+    unbound_of: Vec<u32>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
     wave: u64,
     /// Threads of the workgroup (waves x wave size): a fencing named barrier over this many
@@ -446,7 +451,12 @@ impl<'k> Ctx<'k> {
         // Slot views indexed by a loop's induction variable, in the loop's first iteration
         // (async producers still compare with every slot: see `async_desc`).
         let mut acc = acc;
+        let rebound = acc.bind_parity(k);
         acc.bind_first_ivs(k);
+        let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
+        for (new, old) in rebound {
+            unbound_of[new as usize] = old;
+        }
         let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
         let dmask = acc
             .descs
@@ -477,6 +487,7 @@ impl<'k> Ctx<'k> {
             inner_loop: Vec::new(),
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
+            unbound_of,
             // NVIDIA warps do not run in lockstep (independent thread scheduling since
             // Volta): lanes of one warp are not ordered without `__syncwarp`, and racecheck
             // reports such pairs. Only AMD waves get the one-wave exemption; on NVIDIA only
@@ -663,7 +674,10 @@ impl<'k> Ctx<'k> {
     /// the innermost loop around `b` meets that loop's first iteration.
     #[inline]
     fn conflict_key(&self, k: &Key, b: BlockId, d: u32) -> bool {
-        let d = if k.first && !self.async_desc[k.desc as usize] {
+        if self.async_desc[k.desc as usize] {
+            return self.conflict(k.desc, k.carried, self.unbound_of[d as usize]);
+        }
+        let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
                 lp => self.acc.first_bound(d, StmtId::new(lp as usize)),
@@ -1329,8 +1343,15 @@ impl<'c, 'k> Sim<'c, 'k> {
             return true;
         }
         st.m.keys().any(|k| {
-            sum.iter()
-                .any(|&a| self.c.conflict(k.desc, k.carried, self.c.desc(a)))
+            sum.iter().any(|&a| {
+                let d = self.c.desc(a);
+                let d = if self.c.async_desc[k.desc as usize] {
+                    self.c.unbound_of[d as usize]
+                } else {
+                    d
+                };
+                self.c.conflict(k.desc, k.carried, d)
+            })
         })
     }
 

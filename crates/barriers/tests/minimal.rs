@@ -744,6 +744,61 @@ fn async_prologue_before_slot_loop_keeps_its_barrier() {
     assert!(!out[lp..].contains("wait 0"), "{out}");
 }
 
+/// Issue 4, case 2 (verify campaign, SYNCOPT_LONG, sm_80 seed 214, minimized): the `if`
+/// runs in odd iterations only, where the rotating handle %h2 is %A1, which "st" never
+/// touches: no barrier between "st" and "st_shared" (the handles bound by the parity
+/// condition, `Accesses::bind_parity`). In even iterations (`== 1`) %h2 is %A4: the barrier
+/// stays. With an async producer ("cp_async", the seed itself) it stays too: async-waits
+/// compares the copy with every value of the handle and would warn.
+#[test]
+fn parity_condition_binds_rotating_handles() {
+    let src = |producer: &str, parity: &str, trips: &str| {
+        format!(
+            r#"target sm_80
+
+kernel @parity(%n = 3) waves 2 {{
+  %A0 = buffer workgroup 8192
+  %A1 = buffer workgroup 2048
+  %A4 = buffer workgroup 4096 at %A0 + 4096
+  %G = buffer global 1048576
+  %r4, %r5 = for %i1 = 0 to {trips} iter(%h2 = %A4, %h3 = %A1) {{
+    op "ds_read" read %h2
+    barrier
+    if uniform (%i1 + 1) mod 2 == {parity} {{
+      {producer}
+      op "st_shared" write %h2
+    }}
+    barrier
+    yield %h3, %h2
+  }}
+}}
+"#
+        )
+    };
+    let plain = r#"op "st" write %A4[3072:4096]"#;
+    let copy = r#"op "cp_async" async write %A4[3072:4096], read %G[tid + %i1 + 4]"#;
+    let count = |text: &str| {
+        let mut k = kernel_of(text);
+        let rep = syncopt_barriers::run(&mut k, Target::Sm80, &InsertOptions::default());
+        assert!(rep.diagnostics.is_empty(), "{:?}", rep.diagnostics);
+        let fin = finish(&k, Target::Sm80, &InsertOptions::default());
+        syncopt_ir::print_kernel(&fin).matches("barrier").count()
+    };
+    for trips in ["%n max 64", "%n", "6", "7"] {
+        let text = src(plain, "0", trips);
+        assert_minimal(&text, Target::Sm80, 0);
+        assert_eq!(count(&text), 2, "{trips}");
+        let text = src(plain, "1", trips);
+        assert_minimal(&text, Target::Sm80, 1);
+        assert_eq!(count(&text), 3, "{trips}");
+        let text = src(copy, "0", trips);
+        let (_, redundant) =
+            insert_and_remove(&kernel_of(&text), Target::Sm80, &InsertOptions::default());
+        assert!(redundant.len() <= 1, "{trips}");
+        assert_eq!(count(&text), 3, "{trips}");
+    }
+}
+
 /// Counts the removable barriers over the verify campaign's kernels (400 seeds, every GPU
 /// target, named barriers where the target has them). Reports, asserts only soundness.
 #[test]
