@@ -921,14 +921,10 @@ fn make_desc(
                     expr: e.clone(),
                 });
             }
-            // Words touched when the index depends on `tid` alone: [min, max] over threads.
-            if let (Some((t0, t1)), true) = (threads, e.terms.iter().all(|(v, _)| *v == Var::Tid)) {
-                let a = e.coef(Var::Tid) as i128;
-                let c = e.constant as i128;
-                let lo_t = t0 as i128;
-                let hi_t = (t1 as i128 - 1).max(lo_t);
-                let (x0, x1) = (c + a * lo_t, c + a * hi_t);
-                let (w0, w1) = (x0.min(x1), x0.max(x1));
+            // Words touched: [min, max] over threads and the values of the induction
+            // variables of the index (loops with a constant lower bound and a known maximum
+            // trip count).
+            if let Some((w0, w1)) = threads.and_then(|t| index_words(k, e, t)) {
                 words_known = w0 >= 0 && w1 < (u64::MAX / 8) as i128;
                 for r in &mut regions {
                     // The verifier does not bound the words of an aliasing buffer by thread.
@@ -936,6 +932,13 @@ fn make_desc(
                     if words_known {
                         narrow(r, 4 * w0 as u64, 4 * w1 as u64 + 4);
                     }
+                }
+            }
+            // Words not known to stay in a slot may reach the slots after it (a view is a
+            // byte range of its buffer): the slot says nothing about them.
+            if !words_known {
+                for r in &mut regions {
+                    drop_slot(r);
                 }
             }
         }
@@ -1017,6 +1020,37 @@ fn make_desc(
         bind: None,
         lane,
     }
+}
+
+/// The words `[min, max]` an index may take over threads `[t0, t1)` and the values of its
+/// induction variables (each loop's from a constant lower bound over its maximum trip count);
+/// `None` when a variable is unbounded.
+fn index_words(k: &Kernel, e: &AffineExpr, (t0, t1): (i64, i64)) -> Option<(i128, i128)> {
+    let (mut w0, mut w1) = (e.constant as i128, e.constant as i128);
+    for &(v, a) in &e.terms {
+        let (x0, x1) = match v {
+            Var::Tid => (t0 as i128, (t1 as i128 - 1).max(t0 as i128)),
+            Var::Value(v) => {
+                let ValueKind::Iv(st) = k.values[v].kind else {
+                    return None;
+                };
+                let StmtKind::For(f) = &k.stmts[st].kind else {
+                    return None;
+                };
+                let syncopt_ir::Bound::Const(lo) = f.lo else {
+                    return None;
+                };
+                let max = f.trips().max?.max(1) as i128;
+                let last = lo as i128 + f.step as i128 * (max - 1);
+                ((lo as i128).min(last), (lo as i128).max(last))
+            }
+        };
+        let a = a as i128;
+        let (y0, y1) = (a * x0, a * x1);
+        w0 += y0.min(y1);
+        w1 += y0.max(y1);
+    }
+    Some((w0, w1))
 }
 
 fn narrow(r: &mut Region, lo: u64, hi: u64) {
