@@ -18,6 +18,13 @@
 //! found the carried state the loop is solved a second time knowing it from the start (a
 //! barrier placed early for the entry state can be made redundant by the carried one).
 //! `if` conditions over one constant-bound induction variable are folded (dead branches).
+//! Accesses pending since before a loop meet its first iteration only: rotating handles hold
+//! their initial values there, and slot indices over the induction variable of a loop with a
+//! constant lower bound take that bound (`Accesses::bind_first_ivs`). Inside a uniform `if`
+//! on a loop's induction variable modulo a constant, handles that hold one initial value in
+//! every iteration the branch runs in are bound to it (`Accesses::bind_parity`). Async
+//! producers are compared with the unbound forms: async-waits does not bind, and would put a
+//! wait into the loop and warn where no barrier follows the copy.
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
