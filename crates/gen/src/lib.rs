@@ -10,6 +10,7 @@
 
 use std::fmt::Write;
 
+use syncopt_ir::printer::push_uint;
 use syncopt_targets::{Family, Target};
 
 pub mod executable;
@@ -180,41 +181,6 @@ fn push_tid(out: &mut String, scale: u64) {
         push_uint(out, scale);
     }
 }
-
-/// Appends the decimal digits of `n`.
-fn push_uint(out: &mut String, mut n: u64) {
-    // Most numbers in kernels are small: one or two digits without a loop or a check.
-    if n < 10 {
-        out.push(char::from(b'0' + n as u8));
-        return;
-    }
-    if n < 100 {
-        let i = 2 * n as usize;
-        out.push_str(&TWO_DIGITS[i..i + 2]);
-        return;
-    }
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &buf[i..] {
-        out.push(char::from(d));
-    }
-}
-
-/// "00", "01", ... "99".
-const TWO_DIGITS: &str = "\
-    0001020304050607080910111213141516171819\
-    2021222324252627282930313233343536373839\
-    4041424344454647484950515253545556575859\
-    6061626364656667686970717273747576777879\
-    8081828384858687888990919293949596979899";
 
 const LOOP_MAX_DEPTH: usize = 3;
 

@@ -286,9 +286,10 @@ fn value(out: &mut String, k: &Kernel, v: ValueId) {
     out.push_str(&k.values[v].name);
 }
 
-/// An unsigned integer in decimal.
+/// Appends an unsigned integer in decimal (also used by `syncopt-gen`, which writes the text
+/// format directly).
 #[inline]
-fn uint(out: &mut String, mut n: u64) {
+pub fn push_uint(out: &mut String, mut n: u64) {
     // Most numbers in kernels are small: one or two digits without a loop or a check.
     if n < 10 {
         out.push(char::from(b'0' + n as u8));
@@ -328,7 +329,7 @@ fn int(out: &mut String, n: i64) {
     if n < 0 {
         out.push('-');
     }
-    uint(out, n.unsigned_abs());
+    push_uint(out, n.unsigned_abs());
 }
 
 fn print_block_body(out: &mut String, k: &Kernel, b: BlockId, ind: usize, sink: &mut Sink) {
@@ -389,9 +390,9 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize, sink: &mut Si
                     Selector::Whole => {}
                     Selector::Bytes { lo, hi } => {
                         out.push('[');
-                        uint(out, *lo);
+                        push_uint(out, *lo);
                         out.push(':');
-                        uint(out, *hi);
+                        push_uint(out, *hi);
                         out.push(']');
                     }
                     Selector::Index(x) => {
@@ -411,16 +412,16 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize, sink: &mut Si
             match &view.kind {
                 ViewKind::Range { lo, hi } => {
                     out.push('[');
-                    uint(out, *lo);
+                    push_uint(out, *lo);
                     out.push(':');
-                    uint(out, *hi);
+                    push_uint(out, *hi);
                     out.push_str("]\n");
                 }
                 ViewKind::Slot { count, index } => {
                     out.push_str(" slot (");
                     expr(out, k, index);
                     out.push_str(") mod ");
-                    uint(out, *count as u64);
+                    push_uint(out, *count as u64);
                     out.push('\n');
                 }
             }
@@ -442,11 +443,11 @@ fn print_stmt(out: &mut String, k: &Kernel, s: StmtId, ind: usize, sink: &mut Si
             }
             if let Some(m) = f.min_trips {
                 out.push_str(" min ");
-                uint(out, m);
+                push_uint(out, m);
             }
             if let Some(m) = f.max_trips {
                 out.push_str(" max ");
-                uint(out, m);
+                push_uint(out, m);
             }
             if !f.iter_args.is_empty() {
                 out.push_str(" iter(");
@@ -535,7 +536,7 @@ pub fn sync_op(out: &mut String, k: &Kernel, op: &SyncOp) {
             out.push_str("wait ");
             out.push_str(counter.as_str());
             out.push('(');
-            uint(out, *n as u64);
+            push_uint(out, *n as u64);
             out.push(')');
         }
         SyncOp::CpAsyncCommit => out.push_str("cp_async.commit"),
@@ -577,12 +578,12 @@ pub fn sync_op_string(k: &Kernel, op: &SyncOp) -> String {
 }
 
 fn flag_id(out: &mut String, k: &Kernel, id: &FlagId) {
-    uint(out, id.base as u64);
+    push_uint(out, id.base as u64);
     if let Some((e, n)) = &id.alternate {
         out.push_str(" + (");
         expr(out, k, e);
         out.push_str(") mod ");
-        uint(out, *n as u64);
+        push_uint(out, *n as u64);
     }
 }
 
@@ -634,7 +635,7 @@ pub fn expr(out: &mut String, k: &Kernel, e: &AffineExpr) {
         }
         if mag != 1 {
             out.push_str(" * ");
-            uint(out, mag);
+            push_uint(out, mag);
         }
         first = false;
     }
@@ -642,7 +643,7 @@ pub fn expr(out: &mut String, k: &Kernel, e: &AffineExpr) {
         int(out, e.constant);
     } else if e.constant != 0 {
         out.push_str(if e.constant < 0 { " - " } else { " + " });
-        uint(out, e.constant.unsigned_abs());
+        push_uint(out, e.constant.unsigned_abs());
     }
 }
 
@@ -768,11 +769,11 @@ mod tests {
             assert_eq!(s, n.to_string());
         }
         let mut s = String::new();
-        uint(&mut s, u64::MAX);
+        push_uint(&mut s, u64::MAX);
         assert_eq!(s, u64::MAX.to_string());
         for n in (0..2_000).chain([999_999, 1_000_000, 10u64.pow(19)]) {
             let mut s = String::from("x");
-            uint(&mut s, n);
+            push_uint(&mut s, n);
             assert_eq!(s, format!("x{n}"));
         }
         assert_eq!(TWO_DIGITS.len(), 200);
