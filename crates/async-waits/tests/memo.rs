@@ -7,6 +7,9 @@
 //! pairs its evaluation made, also those the analysis had already met. SYNCOPT_LONG=1 runs
 //! more seeds and larger kernels.
 
+mod common;
+
+use common::generated_each;
 use syncopt_analysis::{InsertOptions, PassReport};
 use syncopt_targets::Target;
 
@@ -33,56 +36,39 @@ fn replays_change_nothing() {
     } else {
         &[300, 900]
     };
-    let targets = [
-        Target::Gfx950,
-        Target::Gfx942,
-        Target::Gfx1200,
-        Target::Gfx1250,
-        Target::Sm80,
-        Target::Sm90,
-    ];
+    let targets = Target::GPUS;
     let mut compared = 0;
     let mut warned = 0;
     let mut bad = Vec::new();
-    for seed in 0..seeds {
-        for &ops in sizes {
-            for target in targets {
-                let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
-                    ops,
-                    seed,
-                    target,
-                    executable: false,
-                });
-                let Ok(file) = syncopt_ir::parse(&src) else {
-                    continue;
+    for (seed, ops, target, src) in generated_each(seeds, sizes, targets) {
+        let Ok(file) = syncopt_ir::parse(&src) else {
+            continue;
+        };
+        for m in file.chunks {
+            for k in m.kernels {
+                let opts = InsertOptions {
+                    named_barriers: seed % 2 == 1,
+                    ..InsertOptions::default()
                 };
-                for m in file.chunks {
-                    for k in m.kernels {
-                        let opts = InsertOptions {
-                            named_barriers: seed % 2 == 1,
-                            ..InsertOptions::default()
-                        };
-                        let mut with_barriers = k.clone();
-                        if syncopt_barriers::run(&mut with_barriers, target, &opts).has_errors() {
-                            continue;
-                        }
-                        // Without barriers the kernel is one segment (slow): the small size.
-                        let mut inputs = vec![("barriers", with_barriers)];
-                        if ops <= 300 {
-                            inputs.push(("no barriers", k));
-                        }
-                        for (what, k) in inputs {
-                            let (mut a, mut b) = (k.clone(), k);
-                            let ra = syncopt_async_waits::run(&mut a, target, &opts);
-                            let rb = syncopt_async_waits::run_unmemoized(&mut b, target, &opts);
-                            compared += 1;
-                            warned += usize::from(!rb.diagnostics.is_empty());
-                            if syncopt_ir::print_kernel(&a) != syncopt_ir::print_kernel(&b)
-                                || summary(&ra) != summary(&rb)
-                            {
-                                bad.push(format!("seed {seed}, {ops} ops, {target}, {what}"));
-                            }
-                        }
+                let mut with_barriers = k.clone();
+                if syncopt_barriers::run(&mut with_barriers, target, &opts).has_errors() {
+                    continue;
+                }
+                // Without barriers the kernel is one segment (slow): the small size.
+                let mut inputs = vec![("barriers", with_barriers)];
+                if ops <= 300 {
+                    inputs.push(("no barriers", k));
+                }
+                for (what, k) in inputs {
+                    let (mut a, mut b) = (k.clone(), k);
+                    let ra = syncopt_async_waits::run(&mut a, target, &opts);
+                    let rb = syncopt_async_waits::run_unmemoized(&mut b, target, &opts);
+                    compared += 1;
+                    warned += usize::from(!rb.diagnostics.is_empty());
+                    if syncopt_ir::print_kernel(&a) != syncopt_ir::print_kernel(&b)
+                        || summary(&ra) != summary(&rb)
+                    {
+                        bad.push(format!("seed {seed}, {ops} ops, {target}, {what}"));
                     }
                 }
             }

@@ -116,3 +116,27 @@ pub fn generated(
     }
     out
 }
+
+/// Generated kernels for every target of `targets` at each seed and size (the campaigns that
+/// compare two runs of the pass on the same kernel), as (seed, ops, target, text).
+pub fn generated_each(
+    seeds: u64,
+    sizes: &[usize],
+    targets: &[Target],
+) -> Vec<(u64, usize, Target, String)> {
+    let mut out = Vec::new();
+    for seed in 0..seeds {
+        for &ops in sizes {
+            for &target in targets {
+                let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
+                    ops,
+                    seed,
+                    target,
+                    executable: false,
+                });
+                out.push((seed, ops, target, src));
+            }
+        }
+    }
+    out
+}
