@@ -1024,8 +1024,9 @@ fn make_desc(
 
 /// The words `[min, max]` an index may take over threads `[t0, t1)` and the values of its
 /// induction variables (each loop's from a constant lower bound over its maximum trip count);
-/// `None` when a variable is unbounded.
-fn index_words(k: &Kernel, e: &AffineExpr, (t0, t1): (i64, i64)) -> Option<(i128, i128)> {
+/// `None` when a variable is unbounded. Also async-waits' test of whether an index stays in
+/// its slot.
+pub fn index_words(k: &Kernel, e: &AffineExpr, (t0, t1): (i64, i64)) -> Option<(i128, i128)> {
     let (mut w0, mut w1) = (e.constant as i128, e.constant as i128);
     for &(v, a) in &e.terms {
         let (x0, x1) = match v {

@@ -593,17 +593,7 @@ impl Memory {
         if self.threads == 0 || self.threads > 1 << 20 {
             return None;
         }
-        let (mut w0, mut w1) = (index.constant as i128, index.constant as i128);
-        for &(v, coef) in &index.terms {
-            let (lo, hi) = match v {
-                Var::Tid => (0i128, self.threads as i128 - 1),
-                Var::Value(v) => iv_range(k, v)?,
-            };
-            let x = (coef as i128).checked_mul(lo)?;
-            let y = (coef as i128).checked_mul(hi)?;
-            w0 = w0.checked_add(x.min(y))?;
-            w1 = w1.checked_add(x.max(y))?;
-        }
+        let (w0, w1) = syncopt_analysis::hazard::index_words(k, index, (0, self.threads as i64))?;
         // Far past any buffer: not worth bounding (and keeps the byte arithmetic in range).
         (w0 > -(1i128 << 64) && w1 < 1i128 << 64).then_some((w0, w1))
     }
@@ -1100,26 +1090,6 @@ fn slot_hull(r: &Region) -> (u64, u64) {
         Region::Range(a, b) => (*a, *b),
         Region::Word { lo, .. } => (*lo, u64::MAX),
     }
-}
-
-/// The values an induction variable takes, `[min, max]`, when its loop has a constant start
-/// and a known largest trip count.
-fn iv_range(k: &Kernel, v: ValueId) -> Option<(i128, i128)> {
-    let ValueKind::Iv(lp) = k.values[v].kind else {
-        return None;
-    };
-    let StmtKind::For(f) = &k.stmts[lp].kind else {
-        return None;
-    };
-    let syncopt_ir::Bound::Const(lo) = f.lo else {
-        return None;
-    };
-    let n = f.trips().max?;
-    if n > 1 << 32 {
-        return None;
-    }
-    let last = lo as i128 + f.step as i128 * (n.max(1) as i128 - 1);
-    Some((last.min(lo as i128), last.max(lo as i128)))
 }
 
 /// Bytes `[a, b)` of a slot whose index is not known: the slot when they stay in it, else
