@@ -873,16 +873,9 @@ fn count_removable_barriers() {
                 if named && !matches!(t, Target::Gfx1250 | Target::Sm90) {
                     continue;
                 }
-                let src = generate(&GenOptions {
-                    ops: 3 + (seed % 12) as usize,
-                    seed,
-                    target: t,
-                    executable: false,
-                });
-                let k = kernel_of(&src);
-                if has_unfixable(&k, t) {
+                let Some(k) = fixable_generated(seed, t, 3 + (seed % 12) as usize, false) else {
                     continue;
-                }
+                };
                 let opts = InsertOptions {
                     named_barriers: named,
                     ..InsertOptions::default()
@@ -919,16 +912,9 @@ fn large_generated_kernels_verify() {
     let mut bad = Vec::new();
     for seed in 0..seeds {
         let t = targets[(seed % targets.len() as u64) as usize];
-        let src = generate(&GenOptions {
-            ops: 40,
-            seed,
-            target: t,
-            executable: false,
-        });
-        let k = kernel_of(&src);
-        if has_unfixable(&k, t) {
+        let Some(k) = fixable_generated(seed, t, 40, false) else {
             continue;
-        }
+        };
         let opts = InsertOptions::default();
         let mut ours = k.clone();
         let rep = syncopt_barriers::run(&mut ours, t, &opts);
@@ -974,16 +960,9 @@ fn count_removable_executable_sm90() {
         .and_then(|n| Target::GPUS.iter().copied().find(|t| t.name() == n))
         .unwrap_or(Target::Sm90);
     for seed in 0..seeds {
-        let src = generate(&GenOptions {
-            ops: 20,
-            seed,
-            target: t,
-            executable: true,
-        });
-        let k = kernel_of(&src);
-        if has_unfixable(&k, t) {
+        let Some(k) = fixable_generated(seed, t, 20, true) else {
             continue;
-        }
+        };
         let (n, red) = insert_and_remove(&k, t, &InsertOptions::default());
         total += n;
         removable += red.len();
@@ -1031,16 +1010,9 @@ fn executable_campaign_report() {
         let (mut total, mut removable, mut rejected) = (0, 0, Vec::new());
         let mut removable_seeds = Vec::new();
         for seed in 0..seeds {
-            let src = generate(&GenOptions {
-                ops: 20,
-                seed,
-                target: t,
-                executable: true,
-            });
-            let k = kernel_of(&src);
-            if has_unfixable(&k, t) {
+            let Some(k) = fixable_generated(seed, t, 20, true) else {
                 continue;
-            }
+            };
             let opts = InsertOptions::default();
             let mut ours = k.clone();
             let rep = syncopt_barriers::run(&mut ours, t, &opts);

@@ -6,7 +6,6 @@ mod common;
 use common::*;
 
 use syncopt_analysis::InsertOptions;
-use syncopt_gen::{generate, GenOptions};
 use syncopt_targets::Target;
 
 fn seeds() -> u64 {
@@ -28,16 +27,9 @@ fn random_insert_verify_and_remove() {
                     continue;
                 }
                 let ops = 3 + (seed % 12) as usize;
-                let src = generate(&GenOptions {
-                    ops,
-                    seed,
-                    target: t,
-                    executable: false,
-                });
-                let k = kernel_of(&src);
-                if has_unfixable(&k, t) {
+                let Some(k) = fixable_generated(seed, t, ops, false) else {
                     continue;
-                }
+                };
                 let opts = InsertOptions {
                     named_barriers: named,
                     ..InsertOptions::default()

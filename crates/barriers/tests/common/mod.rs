@@ -28,6 +28,18 @@ pub fn has_unfixable(k: &Kernel, t: Target) -> bool {
     !unordered(&all, t).is_empty()
 }
 
+/// `syncopt gen` kernel of `seed` for `t`, unless some hazard of it is not the inserter's to
+/// fix (`has_unfixable`): the campaigns skip those.
+pub fn fixable_generated(seed: u64, t: Target, ops: usize, executable: bool) -> Option<Kernel> {
+    let k = kernel_of(&syncopt_gen::generate(&syncopt_gen::GenOptions {
+        ops,
+        seed,
+        target: t,
+        executable,
+    }));
+    (!has_unfixable(&k, t)).then_some(k)
+}
+
 /// Runs the async-waits pass (it runs after us in the pipeline) on a re-parsed copy, so
 /// removed statements are gone from every table.
 pub fn finish(k: &Kernel, t: Target, opts: &InsertOptions) -> Kernel {
