@@ -123,14 +123,9 @@ fn run_impl(
     // pair is checked with the barrier pass's own access test (byte ranges, `tid` words,
     // handles and `if` results as sets of regions), so that a kernel the barrier pass saw
     // no hazard in gets no warning.
-    // The barrier pass's notion of "another wave" (on NVIDIA, another thread: warps are not
-    // lockstep), so that a thread's own later access to its copy, which the wait alone
-    // orders, is not taken for another wave's use.
-    let wave = if target.family() == Family::Nvidia {
-        1
-    } else {
-        u64::from(target.info().wave_size.max(1))
-    };
+    // The barrier pass's notion of "another wave", so that a thread's own later access to
+    // its copy, which the wait alone orders, is not taken for another wave's use.
+    let wave = target.lockstep_threads();
     let unpublished = cross_thread(kernel, &unpublished, threads, wave, &order, acc);
     if dbg {
         eprintln!("aw: warnings checked {:?}", t0.elapsed());

@@ -495,15 +495,8 @@ impl<'k> Ctx<'k> {
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
             unbound_of,
-            // NVIDIA warps do not run in lockstep (independent thread scheduling since
-            // Volta): lanes of one warp are not ordered without `__syncwarp`, and racecheck
-            // reports such pairs. Only AMD waves get the one-wave exemption; on NVIDIA only
-            // a thread's own accesses are ordered.
-            wave: if info.family == syncopt_targets::Family::Nvidia {
-                1
-            } else {
-                info.wave_size as u64
-            },
+            // Only AMD waves are lockstep (see `Target::lockstep_threads`).
+            wave: target.lockstep_threads(),
             threads,
             span,
             memo: !NO_MEMO.with(|m| m.get()),

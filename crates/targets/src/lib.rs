@@ -257,6 +257,19 @@ impl Target {
         self.family() != Family::Ascend
     }
 
+    /// How many consecutive threads the inserters take as running in lockstep, so that
+    /// pairs of accesses only within such a group need no barrier: an AMD wave. NVIDIA warps
+    /// are not lockstep (independent thread scheduling since Volta: racecheck reports
+    /// pairs within one warp), so there only a thread's own accesses are ordered (1). The
+    /// verifier follows the contract's lockstep waves and accepts either.
+    pub fn lockstep_threads(self) -> u64 {
+        if self.family() == Family::Nvidia {
+            1
+        } else {
+            u64::from(self.info().wave_size.max(1))
+        }
+    }
+
     /// Largest `n` a wait on `counter` may name, or `None` if the target lacks the counter.
     pub fn counter_max(self, counter: Counter) -> Option<u32> {
         self.info()
