@@ -232,25 +232,28 @@ fn print_body_in_two(out: &mut String, k: &Kernel, sink: &mut Sink) {
         .unwrap_or(stmts.len());
     let (head, tail) = stmts.split_at(mid);
     std::thread::scope(|scope| {
-        let second = scope.spawn(|| {
-            let hint: usize = tail.len().saturating_mul(48) + 256;
-            let mut text = String::with_capacity(hint.min(1 << 30));
-            for &s in tail {
-                print_stmt(&mut text, k, s, 1, &mut Sink::none());
-            }
-            text
-        });
+        // No second thread (the system refused one): the tail is printed here, in order.
+        let second = std::thread::Builder::new()
+            .spawn_scoped(scope, || {
+                let hint: usize = tail.len().saturating_mul(48) + 256;
+                let mut text = String::with_capacity(hint.min(1 << 30));
+                for &s in tail {
+                    print_stmt(&mut text, k, s, 1, &mut Sink::none());
+                }
+                text
+            })
+            .ok();
         for &s in head {
             print_stmt(out, k, s, 1, sink);
             sink.step(out);
         }
-        match second.join() {
-            Ok(text) => {
+        match second.map(|h| h.join()) {
+            Some(Ok(text)) => {
                 sink.flush(out);
                 sink.write(&text);
             }
-            // The printer does not panic; if it did, print the half again here.
-            Err(_) => {
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => {
                 for &s in tail {
                     print_stmt(out, k, s, 1, sink);
                     sink.step(out);
