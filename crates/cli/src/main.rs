@@ -793,7 +793,8 @@ fn main() -> ExitCode {
         }
     };
     if !matches!(cli.cmd, Cmd::Gen { .. }) {
-        // Until the input is parsed (`parse_all`, or the MLIR readers).
+        // Until the input is read and parsed (`parse_all`; the MLIR paths turn it off
+        // before their readers run).
         arena::begin();
     }
     let res = match &cli.cmd {

@@ -514,15 +514,7 @@ impl StmtKind {
 
     /// The blocks nested directly in this statement, in program order.
     pub fn child_blocks(&self) -> Vec<BlockId> {
-        match self {
-            StmtKind::For(f) => vec![f.body],
-            StmtKind::If(i) => {
-                let mut v = vec![i.then_block];
-                v.extend(i.else_block);
-                v
-            }
-            _ => Vec::new(),
-        }
+        self.child_block_ids().collect()
     }
 }
 
