@@ -670,12 +670,24 @@ impl<'k> Ctx<'k> {
         self.acc.conflict_across_waves(a, a_carried, b, self.wave)
     }
 
+    /// The form of a later access `d` that a pending key is compared with: an async
+    /// producer's key meets the unbound form (handles and slots not bound to one iteration),
+    /// since async-waits does not bind them when it places the producer's wait.
+    #[inline]
+    fn later_form(&self, k: &Key, d: u32) -> u32 {
+        if self.async_desc[k.desc as usize] {
+            self.unbound_of[d as usize]
+        } else {
+            d
+        }
+    }
+
     /// `conflict` for a pending key and an access of block `b`: a key older than the entry of
     /// the innermost loop around `b` meets that loop's first iteration.
     #[inline]
     fn conflict_key(&self, k: &Key, b: BlockId, d: u32) -> bool {
         if self.async_desc[k.desc as usize] {
-            return self.conflict(k.desc, k.carried, self.unbound_of[d as usize]);
+            return self.conflict(k.desc, k.carried, self.later_form(k, d));
         }
         let d = if k.first {
             match self.inner_loop[b.index()] {
@@ -1344,12 +1356,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         }
         st.m.keys().any(|k| {
             sum.iter().any(|&a| {
-                let d = self.c.desc(a);
-                let d = if self.c.async_desc[k.desc as usize] {
-                    self.c.unbound_of[d as usize]
-                } else {
-                    d
-                };
+                let d = self.c.later_form(k, self.c.desc(a));
                 self.c.conflict(k.desc, k.carried, d)
             })
         })
