@@ -104,6 +104,23 @@ fn report_text(k: &Kernel, rep: &syncopt_analysis::PassReport) -> String {
     )
 }
 
+/// The pass with and without memoized what-if runs gives the same kernel and report.
+fn memo_agrees(k: &Kernel, t: Target, named: bool, what: &str) {
+    let opts = InsertOptions {
+        named_barriers: named,
+        ..InsertOptions::default()
+    };
+    let mut a = k.clone();
+    let ra = syncopt_barriers::run(&mut a, t, &opts);
+    let mut b = k.clone();
+    let rb = syncopt_barriers::testing::without_memo(&mut b, t, &opts);
+    assert_eq!(
+        report_text(&a, &ra),
+        report_text(&b, &rb),
+        "{what} named {named}"
+    );
+}
+
 /// Memoized what-if runs of loops and ifs (reused by entry state) give exactly what
 /// simulating them again gives: same kernel, hazard count, diagnostics and explain lists.
 /// Sizes cover all three what-if depths (3 up to 5,000 statements, 2 up to 20,000, 1 above).
@@ -130,19 +147,7 @@ fn memoized_runs_give_the_simulated_result() {
                 if named && !named_too {
                     continue;
                 }
-                let opts = InsertOptions {
-                    named_barriers: named,
-                    ..InsertOptions::default()
-                };
-                let mut a = k.clone();
-                let ra = syncopt_barriers::run(&mut a, t, &opts);
-                let mut b = k.clone();
-                let rb = syncopt_barriers::testing::without_memo(&mut b, t, &opts);
-                assert_eq!(
-                    report_text(&a, &ra),
-                    report_text(&b, &rb),
-                    "{t:?} ops {ops} seed {seed} named {named}"
-                );
+                memo_agrees(&k, t, named, &format!("{t:?} ops {ops} seed {seed}"));
             }
         }
     }
@@ -155,32 +160,17 @@ fn memoized_runs_give_the_simulated_result() {
 #[test]
 #[ignore]
 fn memo_campaign() {
-    let targets = [
-        Target::Gfx942,
-        Target::Gfx950,
-        Target::Gfx1200,
-        Target::Gfx1250,
-        Target::Sm80,
-        Target::Sm90,
-    ];
+    let targets = Target::GPUS;
     for seed in 0..120u64 {
         for (i, &t) in targets.iter().enumerate() {
             let ops = 200 + ((seed as usize * 7 + i * 13) % 30) * 100;
             let k = kernel(ops, 1000 + seed, t);
             let named = matches!(t, Target::Gfx1250 | Target::Sm90) && seed % 2 == 0;
-            let opts = InsertOptions {
-                named_barriers: named,
-                ..InsertOptions::default()
-            };
-            let mut a = k.clone();
-            let ra = syncopt_barriers::run(&mut a, t, &opts);
-            let mut b = k.clone();
-            let rb = syncopt_barriers::testing::without_memo(&mut b, t, &opts);
-            assert_eq!(
-                report_text(&a, &ra),
-                report_text(&b, &rb),
-                "{t:?} ops {ops} seed {} named {named}",
-                1000 + seed
+            memo_agrees(
+                &k,
+                t,
+                named,
+                &format!("{t:?} ops {ops} seed {}", 1000 + seed),
             );
         }
     }

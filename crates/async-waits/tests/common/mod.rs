@@ -105,13 +105,7 @@ pub fn generated(
     for seed in 0..seeds {
         for &ops in sizes {
             let target = targets[(seed as usize + ops) % targets.len()];
-            let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
-                ops,
-                seed,
-                target,
-                executable: false,
-            });
-            out.push((seed, ops, target, src));
+            out.push((seed, ops, target, plain(seed, ops, target)));
         }
     }
     out
@@ -128,15 +122,19 @@ pub fn generated_each(
     for seed in 0..seeds {
         for &ops in sizes {
             for &target in targets {
-                let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
-                    ops,
-                    seed,
-                    target,
-                    executable: false,
-                });
-                out.push((seed, ops, target, src));
+                out.push((seed, ops, target, plain(seed, ops, target)));
             }
         }
     }
     out
+}
+
+/// `syncopt gen --ops OPS --seed SEED --target TARGET` (not executable).
+fn plain(seed: u64, ops: usize, target: Target) -> String {
+    syncopt_gen::generate(&syncopt_gen::GenOptions {
+        ops,
+        seed,
+        target,
+        executable: false,
+    })
 }
