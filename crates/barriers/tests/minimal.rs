@@ -211,9 +211,7 @@ kernel @slot_halves() waves 4 {
 #[test]
 fn slot_disjoint_words_need_no_barrier() {
     assert_minimal(SLOT_HALVES, Target::Sm90, 2);
-    let mut k = kernel_of(SLOT_HALVES);
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(SLOT_HALVES, Target::Sm90);
     let a = text.find("op \"st_4\"").unwrap_or(0);
     let b = text.find("op \"st_5\"").unwrap_or(0);
     assert!(!text[a..b].contains("barrier"), "{text}");
@@ -246,9 +244,7 @@ fn between(text: &str, a: &str, b: &str) -> bool {
 #[test]
 fn same_warp_pairs_need_no_barrier() {
     assert_minimal(SAME_WARP_MIRROR, Target::Gfx1200, 2);
-    let mut k = kernel_of(SAME_WARP_MIRROR);
-    syncopt_barriers::run(&mut k, Target::Gfx1200, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(SAME_WARP_MIRROR, Target::Gfx1200);
     assert!(!between(&text, "st_1", "ld_2"), "{text}");
     assert!(between(&text, "ld_2", "st_4"), "{text}");
     assert!(between(&text, "st_4", "ld_5"), "{text}");
@@ -287,9 +283,7 @@ kernel @halves() waves {waves} {{
     };
     let wide = src(Target::Gfx942, 2);
     assert_minimal(&wide, Target::Gfx942, 0);
-    let mut k = kernel_of(&wide);
-    syncopt_barriers::run(&mut k, Target::Gfx942, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(&wide, Target::Gfx942);
     assert!(!text.contains("barrier"), "{text}");
     assert_minimal(&src(Target::Sm90, 4), Target::Sm90, 1);
 }
@@ -315,9 +309,7 @@ kernel @narrowed() waves 4 {{
         )
     };
     assert_minimal(&src(32), Target::Gfx1200, 0);
-    let mut k = kernel_of(&src(32));
-    syncopt_barriers::run(&mut k, Target::Gfx1200, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(&src(32), Target::Gfx1200);
     assert!(!text.contains("barrier"), "{text}");
     assert_minimal(&src(64), Target::Gfx1200, 1);
 }
@@ -352,9 +344,7 @@ kernel @word() waves 4 {{
     ] {
         let text = src(w, r, ridx);
         assert_minimal(&text, Target::Gfx1200, barriers);
-        let mut k = kernel_of(&text);
-        syncopt_barriers::run(&mut k, Target::Gfx1200, &InsertOptions::default());
-        let out = syncopt_ir::print_kernel(&k);
+        let out = inserted(&text, Target::Gfx1200);
         assert_eq!(
             out.matches("barrier.wait").count(),
             barriers,
@@ -389,15 +379,11 @@ kernel @handle_words(%n) waves 4 {{
     };
     let own = src("tid");
     assert_minimal(&own, Target::Sm90, 1);
-    let mut k = kernel_of(&own);
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(&own, Target::Sm90);
     assert!(!between(&text, "w1", "w2"), "{text}");
     let shifted = src("tid + 32");
     assert_minimal(&shifted, Target::Sm90, 2);
-    let mut k = kernel_of(&shifted);
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(&shifted, Target::Sm90);
     assert!(between(&text, "w1", "w2"), "{text}");
 }
 
@@ -421,9 +407,7 @@ kernel @handle_mirror(%n) waves 2 {
 }
 "#;
     assert_minimal(src, Target::Gfx1200, 2);
-    let mut k = kernel_of(src);
-    syncopt_barriers::run(&mut k, Target::Gfx1200, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(src, Target::Gfx1200);
     // Split barriers: a signal may sit between them; only a wait would order "w" before "r".
     let (x, y) = (
         text.find("op \"w\"").unwrap(),
@@ -478,9 +462,7 @@ kernel @slot_init(%n) waves 4 {
 }
 "#;
     assert_minimal(src, Target::Sm90, 1);
-    let mut k = kernel_of(src);
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(src, Target::Sm90);
     assert!(!between(&text, "st", "ld"), "{text}");
     assert_eq!(text.matches("barrier").count(), 1, "{text}");
 }
@@ -509,9 +491,7 @@ kernel @slot_pair(%n) waves 4 {
 #[test]
 fn slots_as_rotating_handles() {
     assert_minimal(SLOT_HANDLES, Target::Sm90, 1);
-    let mut k = kernel_of(SLOT_HANDLES);
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(SLOT_HANDLES, Target::Sm90);
     assert_eq!(text.matches("barrier").count(), 1, "{text}");
     assert!(between(&text, "st", "ds_write"), "{text}");
 }
@@ -558,9 +538,7 @@ kernel @slot_words() waves 4 {{
         )
     };
     assert_minimal(&src("tid + 64"), Target::Sm90, 0);
-    let mut k = kernel_of(&src("tid + 64"));
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(&src("tid + 64"), Target::Sm90);
     assert!(!text.contains("barrier"), "{text}");
     assert_minimal(&src("tid + 96"), Target::Sm90, 1);
     // Through a rotating handle whose initial value is the slot: "st_8" and "st_9" write
@@ -582,9 +560,7 @@ kernel @handle_slot_words(%n) waves 4 {
 }
 "#;
     assert_minimal(handle, Target::Sm90, 2);
-    let mut k = kernel_of(handle);
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(handle, Target::Sm90);
     assert!(!between(&text, "st_8", "st_9"), "{text}");
 }
 
@@ -623,15 +599,11 @@ kernel @dead() waves 4 {{
     };
     let dead = src("%i mod 2 == 0");
     assert_minimal(&dead, Target::Sm90, 0);
-    let mut k = kernel_of(&dead);
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(&dead, Target::Sm90);
     assert!(!text.contains("barrier"), "{text}");
     let live = src("%i mod 4 == 1");
     assert_minimal(&live, Target::Sm90, 2);
-    let mut k = kernel_of(&live);
-    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
-    let text = syncopt_ir::print_kernel(&k);
+    let text = inserted(&live, Target::Sm90);
     assert!(between(&text, "st", "dead"), "{text}");
 }
 

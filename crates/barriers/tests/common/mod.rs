@@ -40,6 +40,13 @@ pub fn fixable_generated(seed: u64, t: Target, ops: usize, executable: bool) -> 
     (!has_unfixable(&k, t)).then_some(k)
 }
 
+/// `src` with the barrier pass's barriers, printed (default options).
+pub fn inserted(src: &str, t: Target) -> String {
+    let mut k = kernel_of(src);
+    syncopt_barriers::run(&mut k, t, &InsertOptions::default());
+    syncopt_ir::print_kernel(&k)
+}
+
 /// Runs the async-waits pass (it runs after us in the pipeline) on a re-parsed copy, so
 /// removed statements are gone from every table.
 pub fn finish(k: &Kernel, t: Target, opts: &InsertOptions) -> Kernel {
