@@ -482,6 +482,14 @@ impl<'k> Emitter<'k> {
                 (AccessKind::Write, Mem::Global) => {
                     format!("gout[{ho} + w] = sk_val({ord}u, sk_tid32, sk_it, k);")
                 }
+                (AccessKind::Atomic, Mem::Shared) if self.guard => {
+                    // racecheck reports no hazard that involves an atomic: a plain read of
+                    // the word first (its value unused) lets it see the atomic against
+                    // another thread's write, which a removed barrier leaves unordered.
+                    format!(
+                        "(void)*(volatile uint32_t*)&arena[{ho} + w]; atomicAdd(&arena[{ho} + w], sk_val({ord}u, sk_tid32, sk_it, k));"
+                    )
+                }
                 (AccessKind::Atomic, Mem::Shared) => {
                     format!("atomicAdd(&arena[{ho} + w], sk_val({ord}u, sk_tid32, sk_it, k));")
                 }

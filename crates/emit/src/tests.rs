@@ -157,17 +157,16 @@ fn membar_hoists_barriers_out_of_divergent_ifs() {
     assert!(b < text.find("if divergent").unwrap(), "{text}");
 }
 
-#[test]
-fn guarded_build_numbers_barriers_in_program_order() {
-    let (k, t) = kernel(GEMM);
+/// A guarded-build emitter of `k` (128 threads, warps of 32), its body emitted.
+fn guarded(k: &Kernel, t: Target) -> Emitter<'_> {
     let mut e = Emitter {
-        k: &k,
+        k,
         target: t,
         threads: 128,
         wave: 32,
-        layout: syncopt_interp::model::layout(&k).unwrap(),
+        layout: syncopt_interp::model::layout(k).unwrap(),
         mems: vec![None; k.values.len()],
-        ord: syncopt_interp::op_ordinals(&k),
+        ord: syncopt_interp::op_ordinals(k),
         ivs: Vec::new(),
         mbar: BTreeMap::new(),
         out: String::new(),
@@ -177,6 +176,13 @@ fn guarded_build_numbers_barriers_in_program_order() {
         barriers: 0,
     };
     e.block(k.body).unwrap();
+    e
+}
+
+#[test]
+fn guarded_build_numbers_barriers_in_program_order() {
+    let (k, t) = kernel(GEMM);
+    let e = guarded(&k, t);
     assert!(e.out.contains("if (sk_skip != 0) __syncthreads();"));
     assert!(e.out.contains("if (sk_skip != 1) __syncthreads();"));
     let ops = e.out.matches("{  // op \"").count();
@@ -189,6 +195,23 @@ fn guarded_build_numbers_barriers_in_program_order() {
     assert!(cu.contains("int sk_skip, int sk_stagger"));
     assert!(cu.contains("\"--stagger\""));
     assert!(cu.contains("(d_gin, d_gout, d_sums, sk_skip, sk_stagger)"));
+}
+
+/// Guarded builds read an atomic's shared word before the atomic (racecheck's view of it);
+/// plain builds emit the atomic alone. Global atomics need no such read (no hazard there).
+#[test]
+fn guarded_build_shadows_shared_atomics_with_a_read() {
+    let src = include_str!("../tests/data/atomic_vs_store_sm_90.sk");
+    let plain = emit(src);
+    assert!(plain.contains("atomicAdd(&arena["));
+    assert!(!plain.contains("(void)*(volatile uint32_t*)"));
+    let (k, t) = kernel(src);
+    let e = guarded(&k, t);
+    let read = e
+        .out
+        .find("(void)*(volatile uint32_t*)&arena[")
+        .expect("shadow read");
+    assert!(read < e.out.find("atomicAdd(&arena[").unwrap(), "{}", e.out);
 }
 
 #[test]

@@ -447,6 +447,10 @@ struct Checker<'k> {
     groups: u8,
     waves: u32,
     threads: u32,
+    /// Threads that run in lockstep and see each other's accesses in order: an AMD wave; one
+    /// thread on NVIDIA, whose warps are not lockstep (independent thread scheduling since
+    /// Volta: racecheck reports pairs within one warp on the H100, docs/GPU-VALIDATION.md).
+    lockstep: i64,
     /// Threads that can reach the statement being checked (see `Rec::tids`).
     tids: (i64, i64),
     omin: i8,
@@ -581,6 +585,7 @@ impl<'k> Checker<'k> {
             groups,
             waves,
             threads,
+            lockstep: t.lockstep_threads().clamp(1, i64::MAX as u64) as i64,
             tids: ALL_TIDS,
             // The lowest offset any later point can have: a cond_barrier low in a loop runs
             // many times, so the static count alone is not a bound; the clamp is.
@@ -1466,13 +1471,14 @@ impl<'k> Checker<'k> {
         }
     }
 
-    /// Whether two different waves of groups `gx` and `gy` exist.
+    /// Whether two threads of groups `gx` and `gy` exist that are not in lockstep (two
+    /// different waves; two different threads on NVIDIA).
     fn cross_waves(&self, gx: u8, gy: u8) -> bool {
         if gx != gy {
             return true;
         }
-        let per_group = self.waves / self.groups as u32;
-        per_group >= 2
+        let per_group = i64::from(self.threads / self.groups.max(1) as u32);
+        per_group > self.lockstep
     }
 
     fn thread_range(&self, g: u8) -> (i64, i64) {
@@ -1495,7 +1501,7 @@ impl<'k> Checker<'k> {
         if x0 >= x1 || y0 >= y1 {
             return false;
         }
-        let ws = self.info.wave_size.max(1) as i64;
+        let ws = self.lockstep;
         let one_wave = |a: i64, b: i64| a / ws == (b - 1) / ws;
         if one_wave(x0, x1) && one_wave(y0, y1) && x0 / ws == y0 / ws {
             return false;
@@ -1519,7 +1525,7 @@ impl<'k> Checker<'k> {
             // Word a*t + c belongs to thread t alone.
             return false;
         }
-        let ws = self.info.wave_size.max(1) as i64;
+        let ws = self.lockstep;
         let (x0, x1) = meet(self.thread_range(gx), tx);
         let (y0, y1) = meet(self.thread_range(gy), ty);
         for t in x0..x1 {
@@ -2261,7 +2267,12 @@ impl<'k> Checker<'k> {
     }
 
     fn groups_note(&self, gx: u8, gy: u8, shift: i8) -> String {
-        if self.groups == 1 {
+        if self.groups == 1 && self.lockstep < i64::from(self.info.wave_size) {
+            format!(
+                "threads: two different threads of the {} in the workgroup, also two of one warp (warps are not lockstep)",
+                self.threads
+            )
+        } else if self.groups == 1 {
             format!(
                 "waves: two different waves of the {} in the workgroup (e.g. waves 0 and 1)",
                 self.waves
