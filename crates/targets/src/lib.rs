@@ -261,7 +261,8 @@ impl Target {
     /// pairs of accesses only within such a group need no barrier: an AMD wave. NVIDIA warps
     /// are not lockstep (independent thread scheduling since Volta: racecheck reports
     /// pairs within one warp), so there only a thread's own accesses are ordered (1). The
-    /// verifier follows the contract's lockstep waves and accepts either.
+    /// inserters and the verifier both use it (semantics.md 4.1's "no intra-wave hazard"
+    /// holds for AMD waves only).
     pub fn lockstep_threads(self) -> u64 {
         if self.family() == Family::Nvidia {
             1
