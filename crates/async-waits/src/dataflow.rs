@@ -551,7 +551,15 @@ pub struct Analysis<'a> {
     /// in the iteration being analysed (innermost last).
     frame: Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>,
     frame_id: u32,
-    frame_ids: HashMap<Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>, u32>,
+    frame_ids: HashMap<FrameKey, u32>,
+    /// Induction variables of the loops around the current point that are in their first
+    /// iteration (constant start, a slot picked by the variable, copies in flight at the
+    /// entry), with that start: slot indices over them name one slot, as the barrier pass
+    /// binds them (`Accesses::bind_first_ivs`) and the verifier knows the residue.
+    pins: Vec<(syncopt_ir::ValueId, i64)>,
+    /// Places of the state with the pinned induction variables fixed: (place, frame id) ->
+    /// place.
+    pinned: HashMap<(u32, u32), u32>,
     /// Effect places resolved in a frame: (op, effect index, frame id) -> place.
     framed: HashMap<(StmtId, usize, u32), u32>,
     /// Per statement (by index): its walk-order position and the end of its subtree's
@@ -582,6 +590,12 @@ pub struct Analysis<'a> {
 }
 
 type NeedCall = (Site, Counter, i32, StmtId, StmtId);
+
+/// What a frame id stands for: the handles' values and the pinned induction variables.
+type FrameKey = (
+    Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>,
+    Vec<(syncopt_ir::ValueId, i64)>,
+);
 
 /// A loop, and whether the evaluation is of its body (one iteration) or of the whole loop.
 type MemoKey = (StmtId, bool);
@@ -665,6 +679,8 @@ impl<'a> Analysis<'a> {
             frame: Vec::new(),
             frame_id: 0,
             frame_ids: HashMap::default(),
+            pins: Vec::new(),
+            pinned: HashMap::default(),
             framed: HashMap::default(),
             pre: Vec::new(),
             post: Vec::new(),
@@ -869,11 +885,25 @@ impl<'a> Analysis<'a> {
                 let known = self
                     .decide(&i.cond)
                     .or_else(|| self.facts.iter().find(|f| f.0 == i.cond).map(|f| f.1));
+                let uniform = i.uniformity == syncopt_ir::Uniformity::Uniform;
+                let parity = |a: &Self, v: bool| {
+                    if uniform {
+                        a.parity_frame(&i.cond, v)
+                    } else {
+                        Vec::new()
+                    }
+                };
                 match known {
-                    Some(true) => return self.block(t, st),
+                    Some(true) => {
+                        let fr = parity(self, true);
+                        return self.block_framed(t, st, fr);
+                    }
                     Some(false) => {
                         return match e {
-                            Some(e) => self.block(e, st),
+                            Some(e) => {
+                                let fr = parity(self, false);
+                                self.block_framed(e, st, fr)
+                            }
                             None => st,
                         }
                     }
@@ -884,14 +914,18 @@ impl<'a> Analysis<'a> {
                 if fact {
                     self.facts.push((i.cond.clone(), true));
                 }
-                let mut out = self.block(t, st.clone());
+                let fr = parity(self, true);
+                let mut out = self.block_framed(t, st.clone(), fr);
                 if fact {
                     if let Some(f) = self.facts.last_mut() {
                         f.1 = false;
                     }
                 }
                 let mut other = match e {
-                    Some(e) => self.block(e, st),
+                    Some(e) => {
+                        let fr = parity(self, false);
+                        self.block_framed(e, st, fr)
+                    }
                     None => st,
                 };
                 if fact {
@@ -1132,6 +1166,14 @@ impl<'a> Analysis<'a> {
             None
         };
         let mut cur = self.enter(s, &s0);
+        // The first iteration is run on its own, with the induction variable pinned, when
+        // copies in flight at the entry may meet a slot it picks; the later ones start from
+        // its back edge (the entry state does not reach them).
+        let first = if cur.is_empty() || self.evals > EVAL_BUDGET {
+            None
+        } else {
+            self.mem.first_iv(self.k, s)
+        };
         let mut k: u64 = 1;
         loop {
             self.evals += 1;
@@ -1160,7 +1202,16 @@ impl<'a> Analysis<'a> {
                 }
                 _ => false,
             };
+            let pinned = k == 1 && first.is_some();
+            if let (true, Some(x)) = (pinned, first) {
+                self.pins.push(x);
+                self.set_frame_id();
+            }
             let raw = self.body(s, body, &cur);
+            if pinned {
+                self.pins.pop();
+                self.set_frame_id();
+            }
             if framed {
                 self.frame.truncate(depth);
                 self.set_frame_id();
@@ -1180,6 +1231,7 @@ impl<'a> Analysis<'a> {
                 (self.back_edge(s, &raw), Some(raw))
             };
             let join = match raw {
+                _ if pinned => false,
                 None => true,
                 Some(raw) if (next == cur && pin.is_none() && perm.is_none()) || k >= MAX_EXACT => {
                     // Every later iteration repeats this one (or the budget ran out: from here
@@ -1461,9 +1513,12 @@ impl<'a> Analysis<'a> {
         let Some(e) = op.effects.get(ei as usize) else {
             return base;
         };
-        let p = self
+        let mut p = self
             .mem
             .effect_place_full(k, e.mem.value, &e.mem.sel, None, &self.frame);
+        if !self.pins.is_empty() {
+            p = crate::place::pin_place(&p, &self.pins);
+        }
         let id = self.intern(p);
         self.framed.insert((s, i, self.frame_id), id);
         id
@@ -1471,7 +1526,138 @@ impl<'a> Analysis<'a> {
 
     fn set_frame_id(&mut self) {
         let n = self.frame_ids.len() as u32;
-        self.frame_id = *self.frame_ids.entry(self.frame.clone()).or_insert(n);
+        self.frame_id = *self
+            .frame_ids
+            .entry((self.frame.clone(), self.pins.clone()))
+            .or_insert(n);
+    }
+
+    /// Place `p` of the state with the pinned induction variables fixed.
+    fn pin_place(&mut self, p: u32) -> u32 {
+        if let Some(&q) = self.pinned.get(&(p, self.frame_id)) {
+            return q;
+        }
+        let q = crate::place::pin_place(&self.places[p as usize], &self.pins);
+        let q = self.intern(q);
+        self.pinned.insert((p, self.frame_id), q);
+        q
+    }
+
+    /// The handles of the loop whose induction variable condition `c` reads, bound to the
+    /// initial values they hold in every iteration where `c` has value `v`, when there is
+    /// one such assignment (the iterations are one residue modulo the period of the
+    /// handles' rotation; as `Accesses::bind_parity`, which the verifier confirms by tracking
+    /// the residue and the handles together). Empty when the loop's handles are framed
+    /// already.
+    fn parity_frame(
+        &self,
+        c: &syncopt_ir::Cond,
+        v: bool,
+    ) -> Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)> {
+        let none = Vec::new();
+        let Some(m) = c.modulo.filter(|&m| m > 0 && m <= 64) else {
+            return none;
+        };
+        let [(syncopt_ir::Var::Value(iv), _)] = c.expr.terms.as_slice() else {
+            return none;
+        };
+        let syncopt_ir::ValueKind::Iv(lp) = self.k.values[*iv].kind else {
+            return none;
+        };
+        let StmtKind::For(f) = &self.k.stmts[lp].kind else {
+            return none;
+        };
+        let syncopt_ir::Bound::Const(lo) = f.lo else {
+            return none;
+        };
+        if f.iter_args.is_empty()
+            || f.iter_args
+                .iter()
+                .any(|a| self.frame.iter().any(|x| x.0 == a.0))
+        {
+            return none;
+        }
+        let Some(perm) = crate::place::yield_perm(self.k, f) else {
+            return none;
+        };
+        let n = perm.len();
+        let mut seen = vec![false; n];
+        for &x in &perm {
+            if x >= n || seen[x] {
+                return none;
+            }
+            seen[x] = true;
+        }
+        fn gcd(a: u64, b: u64) -> u64 {
+            if b == 0 {
+                a
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        // The period of the rotation: the lcm of its cycles' lengths.
+        let mut q: u64 = 1;
+        for j in 0..n {
+            let (mut x, mut len) = (perm[j], 1u64);
+            while x != j && len <= n as u64 {
+                x = perm[x];
+                len += 1;
+            }
+            q = q / gcd(q, len) * len;
+            if q > 64 {
+                return none;
+            }
+        }
+        let m = m as u64;
+        let period = q / gcd(q, m) * m;
+        let mut residue: Option<u64> = None;
+        for it in 0..period {
+            let Some(x) = (it as i64)
+                .checked_mul(f.step)
+                .and_then(|d| lo.checked_add(d))
+            else {
+                return none;
+            };
+            if c.eval(|_| x) == v {
+                match residue {
+                    None => residue = Some(it % q),
+                    Some(r) if r == it % q => {}
+                    Some(_) => return none,
+                }
+            }
+        }
+        let Some(r) = residue else {
+            return none;
+        };
+        // Handle j in iteration t is the init of perm^t(j).
+        (0..n)
+            .map(|j| {
+                let mut x = j;
+                for _ in 0..r {
+                    x = perm[x];
+                }
+                (f.iter_args[j].0, f.iter_args[x].1)
+            })
+            .collect()
+    }
+
+    /// Block `b` run with `extra` added to the handle frame.
+    fn block_framed(
+        &mut self,
+        b: BlockId,
+        st: State,
+        extra: Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>,
+    ) -> State {
+        if extra.is_empty() {
+            return self.block(b, st);
+        }
+        let depth = self.frame.len();
+        self.frame.extend(extra);
+        self.set_frame_id();
+        let out = self.block(b, st);
+        self.frame.truncate(depth);
+        self.set_frame_id();
+        out
     }
 
     /// For a loop run exactly (a known trip count up to 8) whose yield passes handles on:
@@ -1499,14 +1685,28 @@ impl<'a> Analysis<'a> {
                 g => self.effect_under(s, i, g),
             };
             let mut c = self.conflict(p, xp);
-            if c != Conflict::None && g.is_none() && !self.frame.is_empty() {
-                // In an exactly unrolled iteration the handles are known values; both
-                // answers bound the real overlap, so the smaller one holds.
+            if c != Conflict::None
+                && g.is_none()
+                && (!self.frame.is_empty() || !self.pins.is_empty())
+            {
+                // In an exactly unrolled iteration (or a branch taken in one residue of the
+                // iterations) the handles are known values, and in a loop's first iteration
+                // its induction variable is; every answer bounds the real overlap, so the
+                // smallest one holds.
                 let fp = self.effect_framed(s, i);
                 if fp != xp {
                     let c2 = self.conflict(p, fp);
                     if rank(c2) < rank(c) {
                         c = c2;
+                    }
+                }
+                if c != Conflict::None && !self.pins.is_empty() {
+                    let pp = self.pin_place(p);
+                    if pp != p || fp != xp {
+                        let c3 = self.conflict(pp, fp);
+                        if rank(c3) < rank(c) {
+                            c = c3;
+                        }
                     }
                 }
             }

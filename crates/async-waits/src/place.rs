@@ -87,6 +87,9 @@ pub struct Memory {
     ivs: std::collections::BTreeMap<ValueId, (i64, i64)>,
     /// Loops whose induction variable selects a slot of some view.
     slot_loops: BTreeSet<syncopt_ir::StmtId>,
+    /// Per loop: the slottings (root buffer, slotted byte range, slot count) of the views over
+    /// a root buffer whose slot index reads the loop's induction variable, sorted.
+    slot_layouts: std::collections::BTreeMap<syncopt_ir::StmtId, Vec<(BufferId, u64, u64, u32)>>,
     /// Induction variables that appear in some expression (views, indices, conditions).
     used_ivs: BTreeSet<ValueId>,
     /// Per loop: exact trip count, whether the start is constant, induction variable.
@@ -158,6 +161,7 @@ impl Memory {
             disjoint_handles: BTreeSet::new(),
             ivs: Default::default(),
             slot_loops: BTreeSet::new(),
+            slot_layouts: Default::default(),
             used_ivs: BTreeSet::new(),
             loop_data: Default::default(),
             threads: 0,
@@ -227,7 +231,38 @@ impl Memory {
         }
         m.compute_roots(k);
         m.compute_disjoint(k);
+        m.compute_layouts(k);
         m
+    }
+
+    fn compute_layouts(&mut self, k: &Kernel) {
+        for (_, view) in k.views.iter() {
+            let ViewKind::Slot { index, count } = &view.kind else {
+                continue;
+            };
+            if *count == 0 {
+                continue;
+            }
+            let base = self.value_place(k, view.base);
+            let (Base::Root(r), Region::Range(a, b), None) = (&base.base, &base.region, &base.via)
+            else {
+                continue;
+            };
+            if *b == u64::MAX || b <= a || (b - a) % *count as u64 != 0 {
+                continue;
+            }
+            for &(v, _) in &index.terms {
+                if let Var::Value(v) = v {
+                    if let ValueKind::Iv(lp) = k.values[v].kind {
+                        let l = self.slot_layouts.entry(lp).or_default();
+                        let x = (*r, *a, *b, *count);
+                        if let Err(i) = l.binary_search(&x) {
+                            l.insert(i, x);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn compute_roots(&mut self, k: &Kernel) {
@@ -726,6 +761,21 @@ impl Memory {
         (lo_const && small).then_some(n)
     }
 
+    /// Whether loop `lp`'s induction variable is known in its first iteration (a constant
+    /// start) and picks a slot of some view.
+    pub fn first_iv(&self, k: &Kernel, lp: StmtId) -> Option<(ValueId, i64)> {
+        if !self.slot_loops.contains(&lp) {
+            return None;
+        }
+        match &k.stmts[lp].kind {
+            StmtKind::For(f) => match f.lo {
+                syncopt_ir::Bound::Const(lo) => Some((f.iv, lo)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The fewest trips the analysis relies on for a loop without an exact count.
     pub fn min_trips(&self, min: u64) -> u64 {
         min.min(4)
@@ -1019,6 +1069,39 @@ fn is_arg_of(k: &Kernel, h: ValueId, lp: syncopt_ir::StmtId) -> bool {
     matches!(k.values[h].kind, ValueKind::IterArg { stmt, .. } if stmt == lp)
 }
 
+/// `p` with the induction variables of `pins` fixed to their values in slot indices (of
+/// `p` and of the handle place it is seen through).
+pub fn pin_place(p: &Place, pins: &[(ValueId, i64)]) -> Place {
+    let mut out = p.clone();
+    if let Region::Slot {
+        count,
+        index,
+        fixed,
+        ..
+    } = &mut out.region
+    {
+        let mut changed = false;
+        for &(iv, x) in pins {
+            let c = index.coef(Var::Value(iv));
+            if c != 0 {
+                index.add_term(Var::Value(iv), -c);
+                index.constant = index.constant.wrapping_add(c.wrapping_mul(x));
+                changed = true;
+            }
+        }
+        if changed {
+            index.constant = index.constant.rem_euclid((*count).max(1) as i64);
+            if fixed.is_none() && index.is_constant() {
+                *fixed = Some(index.constant);
+            }
+        }
+    }
+    if let Some(v) = &p.via {
+        out.via = Some(Box::new(pin_place(v, pins)));
+    }
+    out
+}
+
 /// The expression in the next iteration's frame: `iv_old = iv_new - step`.
 fn shift(e: &AffineExpr, iv: Var, step: i64) -> AffineExpr {
     let c = e.coef(iv);
@@ -1181,6 +1264,18 @@ impl Memory {
             // constant, so it survives the loop's exit intact.
             return p.clone();
         }
+        if let (Base::Root(r), Region::Range(x, y), None) = (&p.base, &p.region, &p.via) {
+            // Bytes inside one slot of a slotting the loop picks by its induction variable
+            // are that slot: its identity then follows the frames like a constant view's.
+            if let Some(q) = self.range_as_slot(lp, *r, *x, *y, f.iv, lo) {
+                return Place {
+                    base: p.base.clone(),
+                    region: q,
+                    via: None,
+                    apart: Vec::new(),
+                };
+            }
+        }
         match &p.region {
             Region::Slot {
                 lo: a,
@@ -1208,6 +1303,50 @@ impl Memory {
             }
             _ => p.clone(),
         }
+    }
+
+    /// Bytes `[x, y)` of root `r` as a slot region of the first slotting of loop `lp` that
+    /// holds them in one slot (`fixed` to it, the index through `iv`, which starts at
+    /// `iv_lo`, with step 1), when there is one.
+    fn range_as_slot(
+        &self,
+        lp: StmtId,
+        r: BufferId,
+        x: u64,
+        y: u64,
+        iv: ValueId,
+        iv_lo: i64,
+    ) -> Option<Region> {
+        if x >= y || y == u64::MAX || self.aliased(r) {
+            return None;
+        }
+        let layouts = self.slot_layouts.get(&lp)?;
+        for &(root, lo, hi, count) in layouts {
+            if root != r || x < lo || y > hi {
+                continue;
+            }
+            let size = (hi - lo) / count as u64;
+            if size == 0 {
+                continue;
+            }
+            let j = (x - lo) / size;
+            let start = lo + j * size;
+            if y > start + size || j >= count as u64 {
+                continue;
+            }
+            let mut e = AffineExpr::var(Var::Value(iv));
+            e.constant = (j as i64).wrapping_sub(iv_lo).rem_euclid(count as i64);
+            let span = (x != start || y != start + size).then_some((x - start, y - start));
+            return Some(Region::Slot {
+                lo,
+                hi,
+                count,
+                index: e,
+                fixed: Some(j as i64),
+                span,
+            });
+        }
+        None
     }
 
     fn region_overlap(&self, p: &Region, q: &Region) -> Conflict {

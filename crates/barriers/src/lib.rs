@@ -23,8 +23,11 @@
 //! constant lower bound take that bound (`Accesses::bind_first_ivs`). Inside a uniform `if`
 //! on a loop's induction variable modulo a constant, handles that hold one initial value in
 //! every iteration the branch runs in are bound to it (`Accesses::bind_parity`). Async
-//! producers are compared with the unbound forms: async-waits does not bind, and would put a
-//! wait into the loop and warn where no barrier follows the copy.
+//! producers meet both bindings too: async-waits pins a loop's induction variable in its
+//! first iteration and frames the handles in such a branch the same way. Only the handle
+//! bindings of a loop's first iteration (`Accesses::binds` from rotating handles) stay
+//! unbound for them: async-waits sees a copy from before the loop through a handle only
+//! when the copy lies in one handle's initial value.
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
@@ -340,16 +343,17 @@ struct Ctx<'k> {
     inner_loop: Vec<u32>,
     /// Per statement: a loop whose handles have bound forms (`Accesses::binds`).
     loop_binds: Vec<bool>,
-    /// Per descriptor: some async copy writes through it. Such a producer is never compared
-    /// with handles bound to one iteration: async-waits, which must see a barrier between an
-    /// async copy and its readers in other waves, compares it with every value the handles
-    /// take, and would warn where the bound comparison placed no barrier.
+    /// Per descriptor: some async copy writes through it. Such a producer pending since
+    /// before a loop meets the loop's first iteration only through the induction-variable
+    /// bindings (`first_ivs`), never through bound handles: async-waits, which must see a
+    /// barrier between an async copy and its readers in other waves, pins the induction
+    /// variable there but compares a copy with every value the handles take unless it lies
+    /// in one handle's initial value, and would warn where the bound comparison placed no
+    /// barrier.
     async_desc: Vec<bool>,
-    /// Per descriptor: the one it stands for before `Accesses::bind_parity` bound its loop
-    /// handles by a parity condition (itself for the others). Async producers are compared
-    /// with that one: async-waits, which must see a barrier between an async copy and its
-    /// readers in other waves, does not bind them.
-    unbound_of: Vec<u32>,
+    /// (descriptor, loop) pairs whose first-iteration form binds the loop's induction
+    /// variable (`Accesses::bind_first_ivs`), sorted.
+    first_ivs: Vec<(u32, StmtId)>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
     wave: u64,
     /// Threads of the workgroup (waves x wave size): a fencing named barrier over this many
@@ -455,15 +459,11 @@ impl<'k> Ctx<'k> {
         } else {
             (Accesses::collect_with_threads(k, Some(threads)), layout())
         };
-        // Slot views indexed by a loop's induction variable, in the loop's first iteration
-        // (async producers still compare with every slot: see `async_desc`).
+        // Handles bound by parity conditions, and slot views indexed by a loop's induction
+        // variable in the loop's first iteration.
         let mut acc = acc;
-        let rebound = acc.bind_parity(k);
-        acc.bind_first_ivs(k);
-        let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
-        for (new, old) in rebound {
-            unbound_of[new as usize] = old;
-        }
+        acc.bind_parity(k);
+        let first_ivs = acc.bind_first_ivs(k);
         let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
         let dmask = acc
             .descs
@@ -494,7 +494,7 @@ impl<'k> Ctx<'k> {
             inner_loop: Vec::new(),
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
-            unbound_of,
+            first_ivs,
             // Only AMD waves are lockstep (see `Target::lockstep_threads`).
             wave: target.lockstep_threads(),
             threads,
@@ -670,29 +670,24 @@ impl<'k> Ctx<'k> {
         self.acc.conflict_across_waves(a, a_carried, b, self.wave)
     }
 
-    /// The form of a later access `d` that a pending key is compared with: an async
-    /// producer's key meets the unbound form (handles and slots not bound to one iteration),
-    /// since async-waits does not bind them when it places the producer's wait.
-    #[inline]
-    fn later_form(&self, k: &Key, d: u32) -> u32 {
-        if self.async_desc[k.desc as usize] {
-            self.unbound_of[d as usize]
-        } else {
-            d
-        }
-    }
-
     /// `conflict` for a pending key and an access of block `b`: a key older than the entry of
-    /// the innermost loop around `b` meets that loop's first iteration.
+    /// the innermost loop around `b` meets that loop's first iteration (an async producer
+    /// only through its induction variable, see `async_desc`).
     #[inline]
     fn conflict_key(&self, k: &Key, b: BlockId, d: u32) -> bool {
-        if self.async_desc[k.desc as usize] {
-            return self.conflict(k.desc, k.carried, self.later_form(k, d));
-        }
         let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
-                lp => self.acc.first_bound(d, StmtId::new(lp as usize)),
+                lp => {
+                    let lp = StmtId::new(lp as usize);
+                    if self.async_desc[k.desc as usize]
+                        && self.first_ivs.binary_search(&(d, lp)).is_err()
+                    {
+                        d
+                    } else {
+                        self.acc.first_bound(d, lp)
+                    }
+                }
             }
         } else {
             d
@@ -1355,10 +1350,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             return true;
         }
         st.m.keys().any(|k| {
-            sum.iter().any(|&a| {
-                let d = self.c.later_form(k, self.c.desc(a));
-                self.c.conflict(k.desc, k.carried, d)
-            })
+            sum.iter()
+                .any(|&a| self.c.conflict(k.desc, k.carried, self.c.desc(a)))
         })
     }
 
