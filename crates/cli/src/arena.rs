@@ -46,13 +46,23 @@ pub fn begin() {
         if std::env::var_os("SYNCOPT_PREFAULT").is_some_and(|v| v == "0") {
             HELPER.store(true, Ordering::Relaxed);
         }
-        if let Some(start) = os::reserve(RESERVE, huge) {
+        // Under strict overcommit accounting the whole reservation would be charged (the
+        // kernel ignores MAP_NORESERVE there), taking 16 GiB of commit from every other
+        // process: no arena then.
+        let strict = std::fs::read_to_string("/proc/sys/vm/overcommit_memory")
+            .is_ok_and(|m| strict_overcommit(&m));
+        if let Some(start) = (!strict).then(|| os::reserve(RESERVE, huge)).flatten() {
             NEXT.store(start, Ordering::Relaxed);
             END.store(start + RESERVE, Ordering::Relaxed);
             START.store(start, Ordering::Release);
         }
     }
     ON.store(START.load(Ordering::Relaxed) != 0, Ordering::Release);
+}
+
+/// Whether `/proc/sys/vm/overcommit_memory` holds mode 2 (strict accounting).
+fn strict_overcommit(mode: &str) -> bool {
+    mode.trim() == "2"
 }
 
 /// Turns the arena off: later allocations go to the system allocator (what the arena handed
@@ -280,5 +290,16 @@ mod os {
 
     pub fn populate(_at: usize, _len: usize) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn strict_overcommit_is_mode_two() {
+        assert!(super::strict_overcommit("2\n"));
+        assert!(!super::strict_overcommit("0\n"));
+        assert!(!super::strict_overcommit("1"));
+        assert!(!super::strict_overcommit(""));
     }
 }
