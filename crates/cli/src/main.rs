@@ -535,17 +535,10 @@ fn cmd_insert(input: &Input, out: &Output, args: InsertArgs, lang: Option<Lang>)
             let pipeline = passes
                 .clone()
                 .unwrap_or_else(|| syncopt_passes::default_pipeline(t));
-            // One pass at a time (as `run_pipeline` does) so that each can be timed.
-            let mut rep = syncopt_passes::PassReport::default();
-            for &p in &pipeline {
-                let r = syncopt_passes::run_pipeline(k, t, &[p], &args.opts);
-                lap(p.name());
-                let failed = r.has_errors();
-                rep.merge(r);
-                if failed {
-                    break;
-                }
-            }
+            let rep =
+                syncopt_passes::run_pipeline_observed(k, t, &pipeline, &args.opts, &mut |p| {
+                    lap(p.name())
+                });
             let elapsed = start.elapsed();
             report(&src, &rep.diagnostics);
             failed |= rep.has_errors();

@@ -71,6 +71,18 @@ pub fn run_pipeline(
     passes: &[Pass],
     opts: &InsertOptions,
 ) -> PassReport {
+    run_pipeline_observed(kernel, target, passes, opts, &mut |_| {})
+}
+
+/// [`run_pipeline`], calling `after` with each pass that ran, right after it (the CLI times
+/// the passes this way).
+pub fn run_pipeline_observed(
+    kernel: &mut Kernel,
+    target: Target,
+    passes: &[Pass],
+    opts: &InsertOptions,
+    after: &mut dyn FnMut(Pass),
+) -> PassReport {
     let mut report = PassReport::default();
     for &p in passes {
         if !p.applies(target) {
@@ -82,6 +94,7 @@ pub fn run_pipeline(
             Pass::AsyncWaits => syncopt_async_waits::run(kernel, target, opts),
             Pass::PipeFlags => syncopt_pipe_flags::run(kernel, target, opts),
         };
+        after(p);
         let failed = r.has_errors();
         report.merge(r);
         if failed {
