@@ -133,6 +133,11 @@ pub struct Desc {
     pub bind: Option<Box<BindSrc>>,
     /// The word index of an indexed access, whatever its regions (see `Lane`).
     pub lane: Option<Box<Lane>>,
+    /// Iterations of exact loops (`exact_ivs`) the access can run in, when `if` conditions on
+    /// the loop's induction variable rule some out: (variable, bit `k` for iteration `k`).
+    /// The variable is then in `ivs` too, so the access is carried past the loop's back edge
+    /// like one whose address depends on it (see `Accesses::bind_parity`).
+    pub only: Vec<(ValueId, u64)>,
 }
 
 /// Per-thread words of an indexed access in each of its regions: in region `i`, thread `tid`
@@ -150,6 +155,9 @@ pub struct Lane {
     /// elsewhere). Two equal slottings put two such accesses in one slot (the same start) or
     /// in two disjoint ones.
     pub slot_bases: Vec<Option<u64>>,
+    /// The threads that can run the access, when the workgroup size is known (`tids` once
+    /// `expr` depends on `tid` alone, which fixing an induction variable can make it).
+    pub threads: Option<(i64, i64)>,
 }
 
 /// A selector in hashable form.
@@ -216,6 +224,45 @@ pub struct Accesses {
     /// Per descriptor with rotating-loop handles: its bound forms, one per loop (indexed by
     /// descriptor; empty for the others and for the bound forms themselves).
     pub binds: Vec<Vec<Bind>>,
+    /// Per descriptor (indexed by descriptor; empty for most): its forms in each iteration
+    /// of the exact loops (`exact_ivs`) its address or conditions depend on (see
+    /// `Accesses::bind_first_ivs`). `conflict` enumerates them.
+    pub iv_forms: Vec<Vec<IvForms>>,
+}
+
+/// A descriptor in each iteration of one exact loop: `forms[k]` is it with the induction
+/// variable fixed to its value in iteration `k` (`lo + k * step`), or `EMPTY_FORM` where a
+/// condition keeps the access from running in that iteration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IvForms {
+    pub iv: ValueId,
+    pub forms: Vec<u32>,
+}
+
+/// `IvForms::forms` entry of an iteration the access does not run in.
+pub const EMPTY_FORM: u32 = u32::MAX;
+
+/// Loops the verifier runs iteration by iteration, knowing the induction variable's value:
+/// a constant lower bound and a known trip count of 1 to this.
+const EXACT_TRIPS: u64 = 8;
+
+/// Iteration sets (`Desc::only`) are bit masks of at most this many iterations.
+const _: () = assert!(EXACT_TRIPS <= 64);
+
+/// The induction variables of the loops the verifier runs exactly (`EXACT_TRIPS`), each with
+/// its loop, lower bound, step and trip count.
+fn exact_ivs(k: &Kernel) -> BTreeMap<ValueId, (StmtId, i64, i64, u64)> {
+    let mut out = BTreeMap::new();
+    for (s, d) in k.stmts.iter() {
+        if let StmtKind::For(f) = &d.kind {
+            if let (syncopt_ir::Bound::Const(lo), Some(n)) = (f.lo, f.trips().exact()) {
+                if (1..=EXACT_TRIPS).contains(&n) {
+                    out.insert(f.iv, (s, lo, f.step, n));
+                }
+            }
+        }
+    }
+    out
 }
 
 impl Accesses {
@@ -504,7 +551,12 @@ impl Accesses {
             parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut fixes);
         }
         let mut orig: Vec<(u32, u32)> = Vec::new();
-        if fixes.is_empty() {
+        let ivs_exact = exact_ivs(k);
+        let mut conds: Vec<(StmtId, Vec<(ValueId, u64)>)> = Vec::new();
+        if !ivs_exact.is_empty() {
+            cond_fixes(k, k.body, &ivs_exact, &mut Vec::new(), &mut conds);
+        }
+        if fixes.is_empty() && conds.is_empty() {
             return orig;
         }
         if self.binds.len() < self.descs.len() {
@@ -560,6 +612,41 @@ impl Accesses {
                 self.accesses[a as usize].desc = id;
             }
         }
+        // Ops that conditions on the induction variable of an exact loop keep from running
+        // in some of its iterations: with one iteration left, the variable takes its value
+        // there; and the iterations are recorded (`Desc::only`, see `restrict`), which
+        // `conflict` and the first/last-iteration forms (`bind_first_ivs`) go by.
+        let unbound: FxMap<u32, u32> = orig.iter().copied().collect();
+        for (op, masks) in conds {
+            let ids = match self.by_stmt.get(op.index()) {
+                Some(v) => v.clone(),
+                None => continue,
+            };
+            for a in ids {
+                let d = self.accesses[a as usize].desc;
+                let old = unbound.get(&d).copied().unwrap_or(d);
+                let Some(nd) = restrict(&self.descs[d as usize], &masks, &ivs_exact) else {
+                    continue;
+                };
+                if nd == self.descs[d as usize] {
+                    continue;
+                }
+                let key = (nd, old);
+                let id = match intern.get(&key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.descs.len() as u32;
+                        self.descs.push(key.0.clone());
+                        self.binds.push(Vec::new());
+                        orig.push((id, old));
+                        intern.insert(key, id);
+                        id
+                    }
+                };
+                self.accesses[a as usize].desc = id;
+            }
+        }
+        orig.sort();
         orig
     }
 
@@ -625,8 +712,109 @@ impl Accesses {
                 added.push((d as u32, lp));
             }
         }
+        self.bind_exact_ivs(k, intern);
         added.sort();
         added
+    }
+
+    /// The forms of every descriptor in each iteration of the exact loops (`exact_ivs`) its
+    /// `ivs` name (`iv_forms`), forms of forms included, and from them its bound forms in
+    /// those loops' first and last iterations (`binds`; a first-iteration form from
+    /// `bind_first_ivs` stays). Not for loops whose rotating handles the descriptor goes
+    /// through (those are bound by `bind_handles`). The verifier runs these loops iteration
+    /// by iteration and knows the variable's value in each.
+    fn bind_exact_ivs(&mut self, k: &Kernel, intern: Option<FxMap<Desc, u32>>) {
+        let exact = exact_ivs(k);
+        if exact.is_empty() || !self.descs.iter().any(|d| !d.ivs.is_empty()) {
+            return;
+        }
+        let n0 = self.descs.len();
+        // Forms beyond this many new descriptors are not made (the pass stays linear).
+        let budget = n0.saturating_mul(8).max(1 << 12);
+        let mut map = intern.unwrap_or_else(|| {
+            let mut m = FxMap::default();
+            for (i, x) in self.descs.iter().enumerate() {
+                m.entry(x.clone()).or_insert(i as u32);
+            }
+            m
+        });
+        let mut add = |descs: &mut Vec<Desc>, binds: &mut Vec<Vec<Bind>>, d: Desc| -> u32 {
+            match map.get(&d) {
+                Some(&id) => id,
+                None => {
+                    let id = descs.len() as u32;
+                    map.insert(d.clone(), id);
+                    descs.push(d);
+                    binds.push(Vec::new());
+                    id
+                }
+            }
+        };
+        let empty = add(&mut self.descs, &mut self.binds, empty_desc());
+        self.iv_forms.resize(self.descs.len(), Vec::new());
+        let mut q = 0;
+        while q < self.descs.len() {
+            let d = q;
+            q += 1;
+            if self.descs[d].ivs.is_empty() {
+                continue;
+            }
+            let ivs = self.descs[d].ivs.clone();
+            for iv in ivs {
+                let Some(&(lp, lo, step, n)) = exact.get(&iv) else {
+                    continue;
+                };
+                let desc = &self.descs[d];
+                if desc
+                    .regions
+                    .iter()
+                    .any(|r| r.handle.is_some_and(|h| h.0 == lp))
+                    || self.descs.len() - n0 > budget
+                {
+                    continue;
+                }
+                let mask = desc
+                    .only
+                    .iter()
+                    .find(|o| o.0 == iv)
+                    .map_or(u64::MAX, |o| o.1);
+                let mut fixed = Vec::with_capacity(n as usize);
+                for it in 0..n {
+                    if mask & (1 << it) == 0 {
+                        fixed.push(None);
+                        continue;
+                    }
+                    let x = (it as i64)
+                        .checked_mul(step)
+                        .and_then(|y| y.checked_add(lo));
+                    match x.and_then(|x| fix_iv(desc, iv, x)) {
+                        Some(f) => fixed.push(Some(f)),
+                        None => break,
+                    }
+                }
+                if fixed.len() != n as usize {
+                    continue;
+                }
+                let forms: Vec<u32> = fixed
+                    .into_iter()
+                    .map(|f| match f {
+                        Some(f) => add(&mut self.descs, &mut self.binds, f),
+                        None => EMPTY_FORM,
+                    })
+                    .collect();
+                self.iv_forms.resize(self.descs.len(), Vec::new());
+                let bound = |f: u32| if f == EMPTY_FORM { empty } else { f };
+                let (first, last) = (bound(forms[0]), bound(forms[n as usize - 1]));
+                match self.binds[d].iter_mut().find(|b| b.lp == lp) {
+                    // A first-iteration form of `bind_first_ivs` (slot indices alone) stays:
+                    // async producers use it (see its callers).
+                    Some(b) => b.last = last,
+                    None => self.binds[d].push(Bind { lp, first, last }),
+                }
+                self.iv_forms[d].push(IvForms { iv, forms });
+            }
+        }
+        self.iv_forms.resize(self.descs.len(), Vec::new());
     }
 
     /// `d` in the first iteration of loop `lp` (`d` itself when it has no handle of `lp`).
@@ -653,6 +841,86 @@ impl Accesses {
     /// iteration as `b`; 1, exactly one iteration earlier of its only such loop; 2, unknown.
     pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
         desc_conflict(&self.descs[a as usize], a_carried, &self.descs[b as usize])
+            && self.forms_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y))
+    }
+
+    /// The forms of `d` in the iterations of exact loops (`iv_forms`).
+    #[inline]
+    fn forms_of(&self, d: u32) -> &[IvForms] {
+        self.iv_forms.get(d as usize).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Whether `test` finds a conflict between some pair of iteration forms of `a` and `b`
+    /// the iteration distance `a_carried` allows (see `conflict`); `test` itself where
+    /// neither has forms. The induction variable of an exact loop takes each of its values
+    /// in turn: in `a`'s iteration `k`, `b` (when it has forms in that loop) is in iteration
+    /// `k` (distance 0), `k + 1` (distance 1, that loop being `a`'s only one) or any
+    /// (unknown). A form that fixed every variable of `a` is the same in every iteration:
+    /// the rest is compared at distance 0.
+    fn forms_conflict(
+        &self,
+        a: u32,
+        a_carried: u8,
+        b: u32,
+        test: &dyn Fn(&Desc, u8, &Desc) -> bool,
+    ) -> bool {
+        if self.iv_forms.is_empty() {
+            return true;
+        }
+        let (fa, fb) = (self.forms_of(a), self.forms_of(b));
+        if let Some(f) = fa.first() {
+            let da = &self.descs[a as usize];
+            let gb = fb.iter().find(|g| g.iv == f.iv);
+            let n = f.forms.len();
+            let live = |x: u32| x != EMPTY_FORM;
+            let carried = |x: u32| {
+                if self.descs[x as usize].ivs.is_empty() {
+                    0
+                } else {
+                    a_carried
+                }
+            };
+            match a_carried {
+                0 => {
+                    for (i, &x) in f.forms.iter().enumerate() {
+                        let y = gb.map_or(b, |g| g.forms.get(i).copied().unwrap_or(EMPTY_FORM));
+                        if live(x) && live(y) && self.forms_conflict(x, 0, y, test) {
+                            return true;
+                        }
+                    }
+                }
+                1 if da.ivs.as_slice() == [f.iv] => {
+                    for (i, &x) in f.forms.iter().enumerate().take(n.saturating_sub(1)) {
+                        let y = gb.map_or(b, |g| g.forms.get(i + 1).copied().unwrap_or(EMPTY_FORM));
+                        if live(x) && live(y) && self.forms_conflict(x, 0, y, test) {
+                            return true;
+                        }
+                    }
+                }
+                _ => {
+                    let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| &g.forms);
+                    for &x in f.forms.iter().filter(|&&x| live(x)) {
+                        let c = if carried(x) == 0 { 0 } else { 2 };
+                        for &y in ys.iter().filter(|&&y| live(y)) {
+                            if self.forms_conflict(x, c, y, test) {
+                                return true;
+                            }
+                        }
+                    }
+                }
+            }
+            return false;
+        }
+        if let Some(g) = fb.first() {
+            // `a` depends on no exact loop's variable: `b` may be in any iteration of it.
+            for &y in g.forms.iter().filter(|&&y| y != EMPTY_FORM) {
+                if self.forms_conflict(a, a_carried, y, test) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        test(&self.descs[a as usize], a_carried, &self.descs[b as usize])
     }
 
     /// `conflict` between two different waves of `wave` threads: not when every pair of
@@ -660,7 +928,11 @@ impl Accesses {
     /// a wave's own later access to an async copy's bytes still needs a counter wait.
     pub fn conflict_across_waves(&self, a: u32, a_carried: u8, b: u32, wave: u64) -> bool {
         let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
-        desc_conflict(da, a_carried, db) && !same_wave_only(da, db, wave)
+        desc_conflict(da, a_carried, db)
+            && !same_wave_only(da, db, wave)
+            && self.forms_conflict(a, a_carried, b, &|x, c, y| {
+                desc_conflict(x, c, y) && !same_wave_only(x, y, wave)
+            })
     }
 }
 
@@ -900,6 +1172,7 @@ fn make_desc(
                     })
                     .collect(),
                 tids: threads.filter(|_| tid_only),
+                threads,
                 slot_bases: regions
                     .iter()
                     .map(|r| match (&r.slot, r.hull) {
@@ -930,6 +1203,7 @@ fn make_desc(
                     // The verifier does not bound the words of an aliasing buffer by thread.
                     r.local = None;
                     if words_known {
+                        reach(r, 4 * w1 as u64 + 4);
                         narrow(r, 4 * w0 as u64, 4 * w1 as u64 + 4);
                     }
                 }
@@ -1019,6 +1293,7 @@ fn make_desc(
         steps,
         bind: None,
         lane,
+        only: Vec::new(),
     }
 }
 
@@ -1052,6 +1327,28 @@ pub fn index_words(k: &Kernel, e: &AffineExpr, (t0, t1): (i64, i64)) -> Option<(
         w1 += y0.max(y1);
     }
     Some((w0, w1))
+}
+
+/// Widens `r` to the bytes words up to `end` (bytes from the start of the view, slot or
+/// hull) reach past its end: the verifier takes an index with known values as it is, not
+/// cut to the view it indexes.
+fn reach(r: &mut Region, end: u64) {
+    let Some((a, b)) = r.range else {
+        return;
+    };
+    let far = match (&r.slot, r.hull) {
+        (None, false) => a.saturating_add(end),
+        (Some(s), false) => {
+            s.lo.saturating_add(u64::from(s.count.saturating_sub(1)).saturating_mul(s.size))
+                .saturating_add(s.inner.0)
+                .saturating_add(end)
+        }
+        // A hull's bytes start anywhere in it.
+        (_, true) => b.saturating_add(end),
+    };
+    if far > b {
+        r.range = Some((a, far));
+    }
 }
 
 fn narrow(r: &mut Region, lo: u64, hi: u64) {
@@ -1336,6 +1633,77 @@ fn parity_fixes<'k>(
     }
 }
 
+/// The ops under `b` whose enclosing uniform `if`s keep them from running in some
+/// iterations of an exact loop (`exact_ivs`): (op, [(induction variable, iterations it can
+/// run in as a bit mask)]), for `Accesses::bind_parity`. Only conditions on one induction
+/// variable count (the verifier, which runs such a loop iteration by iteration, evaluates
+/// them exactly). `known`: the conditions of the enclosing `if`s and the branch taken.
+fn cond_fixes<'k>(
+    k: &'k Kernel,
+    b: syncopt_ir::BlockId,
+    exact: &BTreeMap<ValueId, (StmtId, i64, i64, u64)>,
+    known: &mut Vec<(&'k syncopt_ir::Cond, ValueId, bool)>,
+    out: &mut Vec<(StmtId, Vec<(ValueId, u64)>)>,
+) {
+    for &s in &k.blocks[b].stmts {
+        match &k.stmts[s].kind {
+            StmtKind::Op(op) if op.asynchronous.is_none() && !known.is_empty() => {
+                let mut masks: Vec<(ValueId, u64)> = Vec::new();
+                for &(c, iv, v) in known.iter() {
+                    let Some(&(_, lo, step, n)) = exact.get(&iv) else {
+                        continue;
+                    };
+                    let mut m = 0u64;
+                    for it in 0..n {
+                        let x = lo.wrapping_add(step.wrapping_mul(it as i64));
+                        if c.eval(|_| x) == v {
+                            m |= 1 << it;
+                        }
+                    }
+                    match masks.iter_mut().find(|e| e.0 == iv) {
+                        Some(e) => e.1 &= m,
+                        None => masks.push((iv, m)),
+                    }
+                }
+                masks.retain(|&(iv, m)| exact.get(&iv).is_some_and(|e| m != (1u64 << e.3) - 1));
+                if !masks.is_empty() {
+                    masks.sort();
+                    out.push((s, masks));
+                }
+            }
+            StmtKind::If(i) => {
+                // One induction variable of an exact loop, alone; a modulus (if any) the
+                // evaluation can take.
+                let iv = match (i.uniformity, i.cond.expr.terms.as_slice(), i.cond.modulo) {
+                    (syncopt_ir::Uniformity::Uniform, [(Var::Value(v), _)], m)
+                        if m.is_none_or(|m| m > 0) && exact.contains_key(v) =>
+                    {
+                        Some(*v)
+                    }
+                    _ => None,
+                };
+                let branches = [(i.then_block, true)]
+                    .into_iter()
+                    .chain(i.else_block.map(|eb| (eb, false)));
+                for (blk, v) in branches {
+                    if let Some(iv) = iv {
+                        known.push((&i.cond, iv, v));
+                    }
+                    cond_fixes(k, blk, exact, known, out);
+                    if iv.is_some() {
+                        known.pop();
+                    }
+                }
+            }
+            kind => {
+                for c in kind.child_blocks() {
+                    cond_fixes(k, c, exact, known, out);
+                }
+            }
+        }
+    }
+}
+
 /// The loop and iteration residue (modulo the period of its handles' rotation) in which
 /// condition `c` has value `v`, when there is just one.
 fn parity_fix(
@@ -1428,6 +1796,102 @@ fn first_iv_form(d: &Desc, iv: ValueId, lo: i64) -> Option<Desc> {
     }
     out.bind = None;
     Some(out)
+}
+
+/// `e` with `var` fixed to `x`; `None` on overflow.
+fn fix_var(e: &mut AffineExpr, var: Var, x: i64) -> Option<()> {
+    let c = e.coef(var);
+    if c != 0 {
+        e.constant = e.constant.checked_add(c.checked_mul(x)?)?;
+        e.terms.retain(|t| t.0 != var);
+    }
+    Some(())
+}
+
+/// `d` with induction variable `iv` fixed to `x` wherever it occurs (slot indices of every
+/// region, also those of handles' initial values, the owner's and the lane's word index),
+/// and no longer among `ivs` nor `only`. `None` on overflow.
+fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
+    let var = Var::Value(iv);
+    let mut out = d.clone();
+    for r in out.regions.iter_mut() {
+        if let Some(s) = r.slot.as_mut() {
+            fix_var(&mut s.index, var, x)?;
+        }
+    }
+    if let Some(o) = out.owner.as_mut() {
+        fix_var(&mut o.expr, var, x)?;
+    }
+    if let Some(l) = out.lane.as_mut() {
+        fix_var(&mut l.expr, var, x)?;
+        if l.expr.terms.iter().all(|(v, _)| *v == Var::Tid) {
+            l.tids = l.threads;
+        }
+    }
+    if let Some(pos) = out.ivs.iter().position(|&v| v == iv) {
+        out.ivs.remove(pos);
+        if pos < out.steps.len() {
+            out.steps.remove(pos);
+        }
+    }
+    out.only.retain(|o| o.0 != iv);
+    Some(out)
+}
+
+/// Adds `iv` (of a loop with step `step`) to `d.ivs`, kept sorted with `steps` alongside.
+fn add_iv(d: &mut Desc, iv: ValueId, step: i64) {
+    if let Err(pos) = d.ivs.binary_search(&iv) {
+        d.ivs.insert(pos, iv);
+        if pos <= d.steps.len() {
+            d.steps.insert(pos, step);
+        }
+    }
+}
+
+/// `d` for an access that runs only in the iterations `masks` of exact loops (see
+/// `Accesses::bind_parity`); `None` on overflow.
+fn restrict(
+    d: &Desc,
+    masks: &[(ValueId, u64)],
+    exact: &BTreeMap<ValueId, (StmtId, i64, i64, u64)>,
+) -> Option<Desc> {
+    let mut nd = d.clone();
+    for &(iv, mask) in masks {
+        let Some(&(_, lo, step, n)) = exact.get(&iv) else {
+            continue;
+        };
+        let mask = mask & ((1u64 << n) - 1);
+        if mask == 0 {
+            // Never runs (the branch is dead in every iteration).
+            return Some(empty_desc());
+        }
+        if mask.count_ones() == 1 {
+            let x = lo.checked_add(step.checked_mul(mask.trailing_zeros() as i64)?)?;
+            nd = fix_iv(&nd, iv, x)?;
+        }
+        // Carried past the back edge of `iv`'s loop like an access whose address depends on
+        // the variable: pending at the exit without being carried, it comes from the last
+        // iteration, and `Accesses::bind_first_ivs` binds it there.
+        add_iv(&mut nd, iv, step);
+        if let Err(pos) = nd.only.binary_search_by_key(&iv, |o| o.0) {
+            nd.only.insert(pos, (iv, mask));
+        }
+    }
+    Some(nd)
+}
+
+/// The descriptor of an access that runs in no iteration: it conflicts with nothing.
+fn empty_desc() -> Desc {
+    Desc {
+        mode: Mode::Read,
+        regions: Vec::new(),
+        owner: None,
+        ivs: Vec::new(),
+        steps: Vec::new(),
+        bind: None,
+        lane: None,
+        only: Vec::new(),
+    }
 }
 
 /// How much the value of `e` grows from one iteration to the next of the loop of `iv`.
