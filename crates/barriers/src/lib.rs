@@ -22,12 +22,14 @@
 //! their initial values there, and slot indices over the induction variable of a loop with a
 //! constant lower bound take that bound (`Accesses::bind_first_ivs`). Inside a uniform `if`
 //! on a loop's induction variable modulo a constant, handles that hold one initial value in
-//! every iteration the branch runs in are bound to it (`Accesses::bind_parity`). Async
-//! producers meet both bindings too: async-waits pins a loop's induction variable in its
-//! first iteration and frames the handles in such a branch the same way. Only the handle
-//! bindings of a loop's first iteration (`Accesses::binds` from rotating handles) stay
-//! unbound for them: async-waits sees a copy from before the loop through a handle only
-//! when the copy lies in one handle's initial value.
+//! every iteration the branch runs in are bound to it (`Accesses::bind_parity`). An async
+//! producer into one known region (no handle, no `if` result) meets both bindings too:
+//! async-waits pins a loop's induction variable in its first iteration and frames the
+//! handles in such a branch the same way. Other async producers, and the handle bindings of a
+//! loop's first iteration, are compared unbound: async-waits takes a copy through a handle
+//! or an `if` result as anywhere in its root buffers, and sees a copy from before a loop
+//! through a handle only when it lies in one handle's initial value; it would warn where the
+//! bound comparison placed no barrier.
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
@@ -351,6 +353,13 @@ struct Ctx<'k> {
     /// in one handle's initial value, and would warn where the bound comparison placed no
     /// barrier.
     async_desc: Vec<bool>,
+    /// Per descriptor: an async copy writes through it, and it is not one known region (a
+    /// handle, an `if` result, a dropped slot). Such a producer meets the unbound forms
+    /// (`unbound_of`, no first-iteration binding): async-waits compares it by root buffers.
+    async_loose: Vec<bool>,
+    /// Per descriptor: the one it stands for before `Accesses::bind_parity` bound its loop
+    /// handles by a parity condition (itself for the others).
+    unbound_of: Vec<u32>,
     /// (descriptor, loop) pairs whose first-iteration form binds the loop's induction
     /// variable (`Accesses::bind_first_ivs`), sorted.
     first_ivs: Vec<(u32, StmtId)>,
@@ -462,8 +471,12 @@ impl<'k> Ctx<'k> {
         // Handles bound by parity conditions, and slot views indexed by a loop's induction
         // variable in the loop's first iteration.
         let mut acc = acc;
-        acc.bind_parity(k);
+        let rebound = acc.bind_parity(k);
         let first_ivs = acc.bind_first_ivs(k);
+        let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
+        for (new, old) in rebound {
+            unbound_of[new as usize] = old;
+        }
         let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
         let dmask = acc
             .descs
@@ -494,6 +507,8 @@ impl<'k> Ctx<'k> {
             inner_loop: Vec::new(),
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
+            async_loose: Vec::new(),
+            unbound_of,
             first_ivs,
             // Only AMD waves are lockstep (see `Target::lockstep_threads`).
             wave: target.lockstep_threads(),
@@ -575,14 +590,23 @@ impl<'k> Ctx<'k> {
         c.inner_loop = inner_loops(k, &loop_binds);
         c.loop_binds = loop_binds;
         let mut async_desc = vec![false; c.acc.descs.len()];
+        let mut async_loose = vec![false; c.acc.descs.len()];
         for a in &c.acc.accesses {
             if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
                 if op.asynchronous.is_some() {
+                    let d = &c.acc.descs[a.desc as usize];
                     async_desc[a.desc as usize] = true;
+                    async_loose[a.desc as usize] = match d.regions.as_slice() {
+                        [r] => {
+                            d.bind.is_some() || r.handle.is_some() || r.hull || r.kept || r.apart
+                        }
+                        _ => true,
+                    };
                 }
             }
         }
         c.async_desc = async_desc;
+        c.async_loose = async_loose;
         c.summary = summary;
         c
     }
@@ -672,9 +696,13 @@ impl<'k> Ctx<'k> {
 
     /// `conflict` for a pending key and an access of block `b`: a key older than the entry of
     /// the innermost loop around `b` meets that loop's first iteration (an async producer
-    /// only through its induction variable, see `async_desc`).
+    /// only through its induction variable, see `async_desc`; some with no binding at all,
+    /// see `async_loose`).
     #[inline]
     fn conflict_key(&self, k: &Key, b: BlockId, d: u32) -> bool {
+        if self.async_loose[k.desc as usize] {
+            return self.conflict(k.desc, k.carried, self.unbound_of[d as usize]);
+        }
         let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
@@ -1350,8 +1378,15 @@ impl<'c, 'k> Sim<'c, 'k> {
             return true;
         }
         st.m.keys().any(|k| {
-            sum.iter()
-                .any(|&a| self.c.conflict(k.desc, k.carried, self.c.desc(a)))
+            sum.iter().any(|&a| {
+                let d = self.c.desc(a);
+                let d = if self.c.async_loose[k.desc as usize] {
+                    self.c.unbound_of[d as usize]
+                } else {
+                    d
+                };
+                self.c.conflict(k.desc, k.carried, d)
+            })
         })
     }
 

@@ -797,6 +797,48 @@ kernel @parity(%n = 3) waves 2 {{
     }
 }
 
+/// The copy goes through an inner loop's rotating handle (%g2: %vc or %vd) and the read
+/// through the outer loop's %h2, which is %va in the odd iterations the `if` runs in
+/// (`Accesses::bind_parity`). async-waits takes a copy through a handle as anywhere in its
+/// root buffer (%A), so the barrier pass compares such a producer with the unbound %h2 (%va
+/// or %vc) and orders the pair; binding it left a copy async-waits reported as used by other
+/// waves with no barrier (the default generator's 1M-statement gfx950 kernel, seed 0).
+#[test]
+fn async_copy_through_handle_meets_unbound_parity_forms() {
+    let src = r#"target gfx950
+
+kernel @loose(%n) waves 4 {
+  %A = buffer workgroup 4096
+  %G = buffer global 65536
+  %va = view %A[0:1024]
+  %vb = view %A[1024:2048]
+  %vc = view %A[2048:3072]
+  %vd = view %A[3072:4096]
+  for %i = 0 to 16 iter(%h1 = %va, %h2 = %vc) {
+    for %j = 0 to %n iter(%g1 = %vc, %g2 = %vd) {
+      op "gather_to_lds" async write %g2, read %G
+      if uniform (%i + 1) mod 2 == 0 {
+        op "ds_read" read %h2
+      }
+      yield %g2, %g1
+    }
+    yield %h2, %h1
+  }
+}
+"#;
+    let t = Target::Gfx950;
+    let opts = InsertOptions::default();
+    let mut k = kernel_of(src);
+    let rep = syncopt_barriers::run(&mut k, t, &opts);
+    assert!(rep.diagnostics.is_empty(), "{:?}", rep.diagnostics);
+    let mut fin = kernel_of(&syncopt_ir::print_kernel(&k));
+    let rep = syncopt_async_waits::run(&mut fin, t, &opts);
+    assert!(rep.diagnostics.is_empty(), "{:?}", rep.diagnostics);
+    let vr = syncopt_verify::verify(&fin, t);
+    assert!(vr.is_ok(), "{:#?}", vr.diagnostics);
+    assert_eq!(syncopt_ir::print_kernel(&fin).matches("barrier").count(), 1);
+}
+
 /// Executable campaign (gfx942, 20 ops) seeds 82, 106, 125, 152, 158, 173, 176, 288, 289
 /// were rejected by the verifier: `%r3[tid + %i4 * 32]` on a slot view reaches past its slot
 /// into the other one, which `%w3[tid]` reads (issue 5 on the barrier side). An index keeps
