@@ -553,7 +553,16 @@ impl Accesses {
         let mut orig: Vec<(u32, u32)> = Vec::new();
         let ivs_exact = exact_ivs(k);
         let mut conds: Vec<(StmtId, Vec<(ValueId, u64)>)> = Vec::new();
-        if !ivs_exact.is_empty() {
+        // Only where some uniform `if` decides on an exact loop's variable.
+        let decides = |d: &syncopt_ir::StmtData| match &d.kind {
+            StmtKind::If(i) => {
+                i.uniformity == syncopt_ir::Uniformity::Uniform
+                    && matches!(i.cond.expr.terms.as_slice(),
+                        [(Var::Value(v), _)] if ivs_exact.contains_key(v))
+            }
+            _ => false,
+        };
+        if !ivs_exact.is_empty() && k.stmts.iter().any(|(_, d)| decides(d)) {
             cond_fixes(k, k.body, &ivs_exact, &mut Vec::new(), &mut conds);
         }
         if fixes.is_empty() && conds.is_empty() {
@@ -712,7 +721,7 @@ impl Accesses {
                 added.push((d as u32, lp));
             }
         }
-        self.bind_exact_ivs(k, intern);
+        self.bind_exact_ivs(k);
         added.sort();
         added
     }
@@ -723,7 +732,7 @@ impl Accesses {
     /// `bind_first_ivs` stays). Not for loops whose rotating handles the descriptor goes
     /// through (those are bound by `bind_handles`). The verifier runs these loops iteration
     /// by iteration and knows the variable's value in each.
-    fn bind_exact_ivs(&mut self, k: &Kernel, intern: Option<FxMap<Desc, u32>>) {
+    fn bind_exact_ivs(&mut self, k: &Kernel) {
         let exact = exact_ivs(k);
         if exact.is_empty() || !self.descs.iter().any(|d| !d.ivs.is_empty()) {
             return;
@@ -731,24 +740,37 @@ impl Accesses {
         let n0 = self.descs.len();
         // Forms beyond this many new descriptors are not made (the pass stays linear).
         let budget = n0.saturating_mul(8).max(1 << 12);
-        let mut map = intern.unwrap_or_else(|| {
-            let mut m = FxMap::default();
-            for (i, x) in self.descs.iter().enumerate() {
-                m.entry(x.clone()).or_insert(i as u32);
-            }
-            m
-        });
+        // Descriptors are looked up by hash (colliding ids chained in `next`), without a
+        // copy of each.
+        let hash = |d: &Desc| {
+            let mut h = FxHasher::default();
+            d.hash(&mut h);
+            h.finish()
+        };
+        let mut first: FxMap<u64, u32> = FxMap::default();
+        let mut next: Vec<u32> = Vec::with_capacity(n0 + 64);
+        for (i, d) in self.descs.iter().enumerate() {
+            next.push(first.insert(hash(d), i as u32).unwrap_or(u32::MAX));
+        }
         let mut add = |descs: &mut Vec<Desc>, binds: &mut Vec<Vec<Bind>>, d: Desc| -> u32 {
-            match map.get(&d) {
-                Some(&id) => id,
-                None => {
-                    let id = descs.len() as u32;
-                    map.insert(d.clone(), id);
-                    descs.push(d);
-                    binds.push(Vec::new());
-                    id
+            let h = hash(&d);
+            // The first equal one (as interning in id order would find).
+            let mut e = first.get(&h).copied().unwrap_or(u32::MAX);
+            let mut found = u32::MAX;
+            while e != u32::MAX {
+                if descs[e as usize] == d {
+                    found = e;
                 }
+                e = next[e as usize];
             }
+            if found != u32::MAX {
+                return found;
+            }
+            let id = descs.len() as u32;
+            next.push(first.insert(h, id).unwrap_or(u32::MAX));
+            descs.push(d);
+            binds.push(Vec::new());
+            id
         };
         let empty = add(&mut self.descs, &mut self.binds, empty_desc());
         self.iv_forms.resize(self.descs.len(), Vec::new());
@@ -864,9 +886,22 @@ impl Accesses {
         b: u32,
         test: &dyn Fn(&Desc, u8, &Desc) -> bool,
     ) -> bool {
-        if self.iv_forms.is_empty() {
+        let (fa, fb) = (self.forms_of(a), self.forms_of(b));
+        if fa.is_empty() && fb.is_empty() {
+            // The callers tested the two descriptors themselves already.
             return true;
         }
+        self.forms_conflict_in(a, a_carried, b, test)
+    }
+
+    /// `forms_conflict` below its first level: `test` where neither has forms.
+    fn forms_conflict_in(
+        &self,
+        a: u32,
+        a_carried: u8,
+        b: u32,
+        test: &dyn Fn(&Desc, u8, &Desc) -> bool,
+    ) -> bool {
         let (fa, fb) = (self.forms_of(a), self.forms_of(b));
         if let Some(f) = fa.first() {
             let da = &self.descs[a as usize];
@@ -884,7 +919,7 @@ impl Accesses {
                 0 => {
                     for (i, &x) in f.forms.iter().enumerate() {
                         let y = gb.map_or(b, |g| g.forms.get(i).copied().unwrap_or(EMPTY_FORM));
-                        if live(x) && live(y) && self.forms_conflict(x, 0, y, test) {
+                        if live(x) && live(y) && self.forms_conflict_in(x, 0, y, test) {
                             return true;
                         }
                     }
@@ -892,7 +927,7 @@ impl Accesses {
                 1 if da.ivs.as_slice() == [f.iv] => {
                     for (i, &x) in f.forms.iter().enumerate().take(n.saturating_sub(1)) {
                         let y = gb.map_or(b, |g| g.forms.get(i + 1).copied().unwrap_or(EMPTY_FORM));
-                        if live(x) && live(y) && self.forms_conflict(x, 0, y, test) {
+                        if live(x) && live(y) && self.forms_conflict_in(x, 0, y, test) {
                             return true;
                         }
                     }
@@ -902,7 +937,7 @@ impl Accesses {
                     for &x in f.forms.iter().filter(|&&x| live(x)) {
                         let c = if carried(x) == 0 { 0 } else { 2 };
                         for &y in ys.iter().filter(|&&y| live(y)) {
-                            if self.forms_conflict(x, c, y, test) {
+                            if self.forms_conflict_in(x, c, y, test) {
                                 return true;
                             }
                         }
@@ -914,7 +949,7 @@ impl Accesses {
         if let Some(g) = fb.first() {
             // `a` depends on no exact loop's variable: `b` may be in any iteration of it.
             for &y in g.forms.iter().filter(|&&y| y != EMPTY_FORM) {
-                if self.forms_conflict(a, a_carried, y, test) {
+                if self.forms_conflict_in(a, a_carried, y, test) {
                     return true;
                 }
             }
@@ -1696,7 +1731,7 @@ fn cond_fixes<'k>(
                 }
             }
             kind => {
-                for c in kind.child_blocks() {
+                for c in kind.child_block_ids() {
                     cond_fixes(k, c, exact, known, out);
                 }
             }
