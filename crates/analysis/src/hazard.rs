@@ -1198,8 +1198,6 @@ fn make_desc(
 ) -> Desc {
     let mut owner = None;
     let mut lane = None;
-    // The words of an index are known to lie in `[w0, w1]` (narrowed to them).
-    let mut words_known = false;
     match sel {
         Selector::Whole => {}
         Selector::Bytes { lo, hi } => {
@@ -1244,20 +1242,37 @@ fn make_desc(
             // Words touched: [min, max] over threads and the values of the induction
             // variables of the index (loops with a constant lower bound and a known maximum
             // trip count).
+            // Words touched: [min, max] over threads and the values of the induction
+            // variables of the index (loops with a constant lower bound and a known maximum
+            // trip count). The verifier takes an index whose values it knows as the words it
+            // names, past the end of the view or slot if need be.
+            let mut in_slot = false;
             if let Some((w0, w1)) = threads.and_then(|t| index_words(k, e, t)) {
-                words_known = w0 >= 0 && w1 < (u64::MAX / 8) as i128;
+                let huge = w1 >= (u64::MAX / 8) as i128;
+                in_slot = w0 >= 0 && !huge;
                 for r in &mut regions {
                     // The verifier does not bound the words of an aliasing buffer by thread.
                     r.local = None;
-                    if words_known {
+                    if huge {
+                        r.range = None;
+                    } else if w1 >= 0 {
                         reach(r, 4 * w1 as u64 + 4);
+                    }
+                    // Negative words lie before the start of the view.
+                    if let (true, Some((a, b))) = (w0 < 0, r.range) {
+                        let back =
+                            u64::try_from(w0.unsigned_abs().saturating_mul(4)).unwrap_or(u64::MAX);
+                        r.range = Some((a.saturating_sub(back), b));
+                        drop_slot(r);
+                    }
+                    if in_slot {
                         narrow(r, 4 * w0 as u64, 4 * w1 as u64 + 4);
                     }
                 }
             }
-            // Words not known to stay in a slot may reach the slots after it (a view is a
+            // Words not known to stay in a slot may reach the slots around it (a view is a
             // byte range of its buffer): the slot says nothing about them.
-            if !words_known {
+            if !in_slot {
                 for r in &mut regions {
                     drop_slot(r);
                 }
@@ -1271,7 +1286,7 @@ fn make_desc(
         if !(r.kept || r.apart) {
             continue;
         }
-        let stays = r.slot.is_some() && (words_known || !matches!(sel, Selector::Index(_)));
+        let stays = r.slot.is_some();
         if !stays {
             drop_slot(r);
             if r.apart {
