@@ -560,6 +560,12 @@ pub struct Analysis<'a> {
     /// Places of the state with the pinned induction variables fixed: (place, frame id) ->
     /// place.
     pinned: HashMap<(u32, u32), u32>,
+    /// Frame ids after `block_framed` adds a branch's handles: (frame id, `if`, branch) -> id.
+    frame_steps: HashMap<(u32, StmtId, usize), u32>,
+    /// Per statement (by index): for a uniform `if` whose condition binds a loop's handles
+    /// (`parity_frame`), their values in the then and else branches.
+    #[allow(clippy::type_complexity)]
+    parity: Vec<Option<Box<[Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>; 2]>>>,
     /// Effect places resolved in a frame: (op, effect index, frame id) -> place.
     framed: HashMap<(StmtId, usize, u32), u32>,
     /// Per statement (by index): its walk-order position and the end of its subtree's
@@ -681,6 +687,8 @@ impl<'a> Analysis<'a> {
             frame_ids: HashMap::default(),
             pins: Vec::new(),
             pinned: HashMap::default(),
+            frame_steps: HashMap::default(),
+            parity: Vec::new(),
             framed: HashMap::default(),
             pre: Vec::new(),
             post: Vec::new(),
@@ -709,6 +717,21 @@ impl<'a> Analysis<'a> {
                 }
             }
         });
+        let mut parity = vec![None; k.stmts.len()];
+        k.walk(&mut |s, d| {
+            if let StmtKind::If(i) = &d.kind {
+                if i.uniformity == syncopt_ir::Uniformity::Uniform && i.cond.modulo.is_some() {
+                    let p = [
+                        Self::parity_frame(k, &i.cond, true),
+                        Self::parity_frame(k, &i.cond, false),
+                    ];
+                    if p.iter().any(|x| !x.is_empty()) {
+                        parity[s.index()] = Some(Box::new(p));
+                    }
+                }
+            }
+        });
+        a.parity = parity;
         let mut stack = Vec::new();
         enclosing_loops(k, k.body, &mut stack, &mut a.if_loops);
         // Ops in the kernel's tree, by id (the order places are interned in).
@@ -885,13 +908,16 @@ impl<'a> Analysis<'a> {
                 let known = self
                     .decide(&i.cond)
                     .or_else(|| self.facts.iter().find(|f| f.0 == i.cond).map(|f| f.1));
-                let uniform = i.uniformity == syncopt_ir::Uniformity::Uniform;
-                let parity = |a: &Self, v: bool| {
-                    if uniform {
-                        a.parity_frame(&i.cond, v)
-                    } else {
-                        Vec::new()
+                // The branch's handle values (see `parity_frame`), unless empty or framed
+                // already (a loop run exactly).
+                let parity = |a: &Self, v: bool| match a.parity.get(s.index()) {
+                    Some(Some(p)) => {
+                        let br = usize::from(!v);
+                        let fr = &p[br];
+                        (!fr.is_empty() && !fr.iter().any(|x| a.frame.iter().any(|f| f.0 == x.0)))
+                            .then_some((s, br))
                     }
+                    _ => None,
                 };
                 match known {
                     Some(true) => {
@@ -1203,6 +1229,7 @@ impl<'a> Analysis<'a> {
                 _ => false,
             };
             let pinned = k == 1 && first.is_some();
+            let unpinned = self.frame_id;
             if let (true, Some(x)) = (pinned, first) {
                 self.pins.push(x);
                 self.set_frame_id();
@@ -1210,7 +1237,7 @@ impl<'a> Analysis<'a> {
             let raw = self.body(s, body, &cur);
             if pinned {
                 self.pins.pop();
-                self.set_frame_id();
+                self.frame_id = unpinned;
             }
             if framed {
                 self.frame.truncate(depth);
@@ -1547,10 +1574,9 @@ impl<'a> Analysis<'a> {
     /// initial values they hold in every iteration where `c` has value `v`, when there is
     /// one such assignment (the iterations are one residue modulo the period of the
     /// handles' rotation; as `Accesses::bind_parity`, which the verifier confirms by tracking
-    /// the residue and the handles together). Empty when the loop's handles are framed
-    /// already.
+    /// the residue and the handles together).
     fn parity_frame(
-        &self,
+        k: &Kernel,
         c: &syncopt_ir::Cond,
         v: bool,
     ) -> Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)> {
@@ -1561,23 +1587,19 @@ impl<'a> Analysis<'a> {
         let [(syncopt_ir::Var::Value(iv), _)] = c.expr.terms.as_slice() else {
             return none;
         };
-        let syncopt_ir::ValueKind::Iv(lp) = self.k.values[*iv].kind else {
+        let syncopt_ir::ValueKind::Iv(lp) = k.values[*iv].kind else {
             return none;
         };
-        let StmtKind::For(f) = &self.k.stmts[lp].kind else {
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
             return none;
         };
         let syncopt_ir::Bound::Const(lo) = f.lo else {
             return none;
         };
-        if f.iter_args.is_empty()
-            || f.iter_args
-                .iter()
-                .any(|a| self.frame.iter().any(|x| x.0 == a.0))
-        {
+        if f.iter_args.is_empty() {
             return none;
         }
-        let Some(perm) = crate::place::yield_perm(self.k, f) else {
+        let Some(perm) = crate::place::yield_perm(k, f) else {
             return none;
         };
         let n = perm.len();
@@ -1641,22 +1663,26 @@ impl<'a> Analysis<'a> {
             .collect()
     }
 
-    /// Block `b` run with `extra` added to the handle frame.
-    fn block_framed(
-        &mut self,
-        b: BlockId,
-        st: State,
-        extra: Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>,
-    ) -> State {
-        if extra.is_empty() {
+    /// Block `b` run with the handle values of branch `br.1` of `if` `br.0` (`parity`) added
+    /// to the frame.
+    fn block_framed(&mut self, b: BlockId, st: State, br: Option<(StmtId, usize)>) -> State {
+        let Some((s, i)) = br else {
             return self.block(b, st);
+        };
+        let (depth, old) = (self.frame.len(), self.frame_id);
+        if let Some(Some(p)) = self.parity.get(s.index()) {
+            self.frame.extend_from_slice(&p[i]);
         }
-        let depth = self.frame.len();
-        self.frame.extend(extra);
-        self.set_frame_id();
+        match self.frame_steps.get(&(old, s, i)) {
+            Some(&id) => self.frame_id = id,
+            None => {
+                self.set_frame_id();
+                self.frame_steps.insert((old, s, i), self.frame_id);
+            }
+        }
         let out = self.block(b, st);
         self.frame.truncate(depth);
-        self.set_frame_id();
+        self.frame_id = old;
         out
     }
 
