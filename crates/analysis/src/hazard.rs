@@ -234,6 +234,8 @@ pub struct Accesses {
     /// compares it at every iteration distance, and would warn where the exact comparison
     /// placed no barrier.
     async_descs: Vec<bool>,
+    /// `exact_ivs` of the kernel, once `bind_parity` or `bind_first_ivs` needed it.
+    exact: Option<BTreeMap<ValueId, (StmtId, i64, i64, u64)>>,
 }
 
 /// A descriptor in each iteration of one exact loop: `forms[k]` is it with the induction
@@ -557,21 +559,14 @@ impl Accesses {
             parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut fixes);
         }
         let mut orig: Vec<(u32, u32)> = Vec::new();
-        let ivs_exact = exact_ivs(k);
-        let mut conds: Vec<(StmtId, Vec<(ValueId, u64)>)> = Vec::new();
-        // Only where some uniform `if` decides on an exact loop's variable.
-        let decides = |d: &syncopt_ir::StmtData| match &d.kind {
-            StmtKind::If(i) => {
-                i.uniformity == syncopt_ir::Uniformity::Uniform
-                    && matches!(i.cond.expr.terms.as_slice(),
-                        [(Var::Value(v), _)] if ivs_exact.contains_key(v))
-            }
-            _ => false,
+        let ivs_exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
+        let conds = if ivs_exact.is_empty() {
+            Vec::new()
+        } else {
+            cond_fixes(k, &ivs_exact)
         };
-        if !ivs_exact.is_empty() && k.stmts.iter().any(|(_, d)| decides(d)) {
-            cond_fixes(k, k.body, &ivs_exact, &mut Vec::new(), &mut conds);
-        }
         if fixes.is_empty() && conds.is_empty() {
+            self.exact = Some(ivs_exact);
             return orig;
         }
         if self.binds.len() < self.descs.len() {
@@ -632,18 +627,29 @@ impl Accesses {
         // there; and the iterations are recorded (`Desc::only`, see `restrict`), which
         // `conflict` and the first/last-iteration forms (`bind_first_ivs`) go by.
         let unbound: FxMap<u32, u32> = orig.iter().copied().collect();
+        // Each (descriptor, iteration sets) is restricted once.
+        let mut sets: FxMap<Vec<(ValueId, u64)>, u32> = FxMap::default();
+        let mut done: FxMap<(u32, u32), u32> = FxMap::default();
         for (op, masks) in conds {
             let ids = match self.by_stmt.get(op.index()) {
-                Some(v) => v.clone(),
-                None => continue,
+                Some(v) if !v.is_empty() => v.clone(),
+                _ => continue,
             };
+            let n_sets = sets.len() as u32;
+            let set = *sets.entry(masks.clone()).or_insert(n_sets);
             for a in ids {
                 let d = self.accesses[a as usize].desc;
+                if let Some(&id) = done.get(&(d, set)) {
+                    self.accesses[a as usize].desc = id;
+                    continue;
+                }
                 let old = unbound.get(&d).copied().unwrap_or(d);
                 let Some(nd) = restrict(&self.descs[d as usize], &masks, &ivs_exact) else {
+                    done.insert((d, set), d);
                     continue;
                 };
                 if nd == self.descs[d as usize] {
+                    done.insert((d, set), d);
                     continue;
                 }
                 let key = (nd, old);
@@ -658,10 +664,12 @@ impl Accesses {
                         id
                     }
                 };
+                done.insert((d, set), id);
                 self.accesses[a as usize].desc = id;
             }
         }
         orig.sort();
+        self.exact = Some(ivs_exact);
         orig
     }
 
@@ -739,8 +747,9 @@ impl Accesses {
     /// through (those are bound by `bind_handles`). The verifier runs these loops iteration
     /// by iteration and knows the variable's value in each.
     fn bind_exact_ivs(&mut self, k: &Kernel) {
-        let exact = exact_ivs(k);
+        let exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
         if exact.is_empty() || !self.descs.iter().any(|d| !d.ivs.is_empty()) {
+            self.exact = Some(exact);
             return;
         }
         let n0 = self.descs.len();
@@ -849,6 +858,7 @@ impl Accesses {
             }
         }
         self.iv_forms.resize(self.descs.len(), Vec::new());
+        self.exact = Some(exact);
     }
 
     /// `d` in the first iteration of loop `lp` (`d` itself when it has no handle of `lp`).
@@ -1695,75 +1705,73 @@ fn parity_fixes<'k>(
     }
 }
 
-/// The ops under `b` whose enclosing uniform `if`s keep them from running in some
-/// iterations of an exact loop (`exact_ivs`): (op, [(induction variable, iterations it can
-/// run in as a bit mask)]), for `Accesses::bind_parity`. Only conditions on one induction
-/// variable count (the verifier, which runs such a loop iteration by iteration, evaluates
-/// them exactly). `known`: the conditions of the enclosing `if`s and the branch taken.
-fn cond_fixes<'k>(
-    k: &'k Kernel,
-    b: syncopt_ir::BlockId,
+/// The ops whose enclosing uniform `if`s keep them from running in some iterations of an
+/// exact loop (`exact_ivs`): (op, [(induction variable, iterations it can run in as a bit
+/// mask)]), by op, for `Accesses::bind_parity`. Only conditions on one induction variable
+/// count (the verifier, which runs such a loop iteration by iteration, evaluates them
+/// exactly). Only the subtrees of such `if`s are walked.
+fn cond_fixes(
+    k: &Kernel,
     exact: &BTreeMap<ValueId, (StmtId, i64, i64, u64)>,
-    known: &mut Vec<(&'k syncopt_ir::Cond, ValueId, bool)>,
-    out: &mut Vec<(StmtId, Vec<(ValueId, u64)>)>,
-) {
-    for &s in &k.blocks[b].stmts {
-        match &k.stmts[s].kind {
-            StmtKind::Op(op) if op.asynchronous.is_none() && !known.is_empty() => {
-                let mut masks: Vec<(ValueId, u64)> = Vec::new();
-                for &(c, iv, v) in known.iter() {
-                    let Some(&(_, lo, step, n)) = exact.get(&iv) else {
-                        continue;
-                    };
-                    let mut m = 0u64;
-                    for it in 0..n {
-                        let x = lo.wrapping_add(step.wrapping_mul(it as i64));
-                        if c.eval(|_| x) == v {
-                            m |= 1 << it;
+) -> Vec<(StmtId, Vec<(ValueId, u64)>)> {
+    let mut masks: BTreeMap<StmtId, Vec<(ValueId, u64)>> = BTreeMap::new();
+    let mut stack: Vec<syncopt_ir::BlockId> = Vec::new();
+    for (_, d) in k.stmts.iter() {
+        let StmtKind::If(i) = &d.kind else {
+            continue;
+        };
+        let (syncopt_ir::Uniformity::Uniform, [(Var::Value(iv), _)]) =
+            (i.uniformity, i.cond.expr.terms.as_slice())
+        else {
+            continue;
+        };
+        let Some(&(_, lo, step, n)) = exact.get(iv) else {
+            continue;
+        };
+        if i.cond.modulo.is_some_and(|m| m <= 0) {
+            continue;
+        }
+        let full = (1u64 << n) - 1;
+        let mut then_mask = 0u64;
+        for it in 0..n {
+            let x = lo.wrapping_add(step.wrapping_mul(it as i64));
+            if i.cond.eval(|_| x) {
+                then_mask |= 1 << it;
+            }
+        }
+        let branches = [
+            (Some(i.then_block), then_mask),
+            (i.else_block, full & !then_mask),
+        ];
+        for (blk, m) in branches {
+            let Some(blk) = blk else {
+                continue;
+            };
+            stack.push(blk);
+            while let Some(b) = stack.pop() {
+                for &s in &k.blocks[b].stmts {
+                    match &k.stmts[s].kind {
+                        StmtKind::Op(op) if op.asynchronous.is_none() => {
+                            let v = masks.entry(s).or_default();
+                            match v.iter_mut().find(|e| e.0 == *iv) {
+                                Some(e) => e.1 &= m,
+                                None => v.push((*iv, m)),
+                            }
                         }
+                        kind => stack.extend(kind.child_block_ids()),
                     }
-                    match masks.iter_mut().find(|e| e.0 == iv) {
-                        Some(e) => e.1 &= m,
-                        None => masks.push((iv, m)),
-                    }
-                }
-                masks.retain(|&(iv, m)| exact.get(&iv).is_some_and(|e| m != (1u64 << e.3) - 1));
-                if !masks.is_empty() {
-                    masks.sort();
-                    out.push((s, masks));
-                }
-            }
-            StmtKind::If(i) => {
-                // One induction variable of an exact loop, alone; a modulus (if any) the
-                // evaluation can take.
-                let iv = match (i.uniformity, i.cond.expr.terms.as_slice(), i.cond.modulo) {
-                    (syncopt_ir::Uniformity::Uniform, [(Var::Value(v), _)], m)
-                        if m.is_none_or(|m| m > 0) && exact.contains_key(v) =>
-                    {
-                        Some(*v)
-                    }
-                    _ => None,
-                };
-                let branches = [(i.then_block, true)]
-                    .into_iter()
-                    .chain(i.else_block.map(|eb| (eb, false)));
-                for (blk, v) in branches {
-                    if let Some(iv) = iv {
-                        known.push((&i.cond, iv, v));
-                    }
-                    cond_fixes(k, blk, exact, known, out);
-                    if iv.is_some() {
-                        known.pop();
-                    }
-                }
-            }
-            kind => {
-                for c in kind.child_block_ids() {
-                    cond_fixes(k, c, exact, known, out);
                 }
             }
         }
     }
+    masks
+        .into_iter()
+        .filter_map(|(s, mut v)| {
+            v.retain(|&(iv, m)| exact.get(&iv).is_some_and(|e| m != (1u64 << e.3) - 1));
+            v.sort();
+            (!v.is_empty()).then_some((s, v))
+        })
+        .collect()
 }
 
 /// The loop and iteration residue (modulo the period of its handles' rotation) in which
