@@ -100,6 +100,10 @@ pub struct Region {
     /// Reached through a handle of a loop whose initial values are told apart only by their
     /// slot indices: the handle test holds only while the access stays in its slot.
     pub apart: bool,
+    /// A slot the bytes start in but run past (`inner` may end beyond `size`): `range` is
+    /// its hull, and once the index is a constant (an induction variable fixed, see
+    /// `fix_iv`) the bytes are known exactly (`slot_bytes`). No other slot rule uses it.
+    pub over: Option<SlotInfo>,
 }
 
 /// Forgets the slot of `r`, whose range then only bounds the bytes touched.
@@ -1319,8 +1323,10 @@ fn make_desc(
     // another iteration of that loop without leaving the handle's loop first, which makes
     // it carried to an unknown distance, so its induction variable is not needed here.
     for r in &regions {
-        if let (Some(s), None) = (&r.slot, r.handle) {
-            note(&s.index);
+        if let (Some(s), None) | (None, Some(s)) = (&r.slot, &r.over) {
+            if r.handle.is_none() {
+                note(&s.index);
+            }
         }
     }
     if let Some(o) = &owner {
@@ -1433,8 +1439,14 @@ fn narrow(r: &mut Region, lo: u64, hi: u64) {
             s.inner = (nlo, nhi);
             r.slot = Some(s);
         }
-        // The sub-range spans slots: it starts at an unknown slot's start.
-        (Some(_), Some(_)) => r.hull = true,
+        // The sub-range spans slots: it starts at an unknown slot's start (the slot it
+        // starts in is kept aside, see `Region::over`).
+        (Some(_), Some(mut s)) => {
+            r.hull = true;
+            let a = s.inner.0.saturating_add(lo);
+            s.inner = (a, s.inner.0.saturating_add(hi).max(a));
+            r.over = Some(s);
+        }
         // A hull's bytes start anywhere in it: offsets from its start say nothing.
         (Some(_), None) if r.hull => {}
         (Some((a, b)), None) => {
@@ -1498,12 +1510,14 @@ fn slots_apart(r1: &Region, r2: &Region) -> bool {
 /// The bytes a region may touch: for a slot whose index is a constant, the bytes of that one
 /// slot it may touch; else its range.
 fn slot_bytes(r: &Region) -> Option<(u64, u64)> {
-    match &r.slot {
-        Some(s) if s.index.terms.is_empty() && !r.hull => {
-            let j = s.index.constant.rem_euclid(i64::from(s.count.max(1))) as u64;
-            let start = s.lo.checked_add(j.checked_mul(s.size)?)?;
-            Some((start.checked_add(s.inner.0)?, start.checked_add(s.inner.1)?))
-        }
+    let bytes = |s: &SlotInfo| {
+        let j = s.index.constant.rem_euclid(i64::from(s.count.max(1))) as u64;
+        let start = s.lo.checked_add(j.checked_mul(s.size)?)?;
+        Some((start.checked_add(s.inner.0)?, start.checked_add(s.inner.1)?))
+    };
+    match (&r.slot, &r.over) {
+        (Some(s), _) if s.index.terms.is_empty() && !r.hull => bytes(s).or(r.range),
+        (None, Some(s)) if s.index.terms.is_empty() && r.range.is_some() => bytes(s).or(r.range),
         _ => r.range,
     }
 }
@@ -1888,6 +1902,9 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
         if let Some(s) = r.slot.as_mut() {
             fix_var(&mut s.index, var, x)?;
         }
+        if let Some(s) = r.over.as_mut() {
+            fix_var(&mut s.index, var, x)?;
+        }
     }
     if let Some(o) = out.owner.as_mut() {
         fix_var(&mut o.expr, var, x)?;
@@ -2121,6 +2138,7 @@ impl<'k> Resolver<'k> {
                 hull: false,
                 kept: false,
                 apart: false,
+                over: None,
             }],
             Placement::Aliases(_) => vec![Region {
                 root,
@@ -2131,6 +2149,7 @@ impl<'k> Resolver<'k> {
                 hull: false,
                 kept: false,
                 apart: false,
+                over: None,
             }],
             Placement::At { base, offset } => {
                 let base_r = buffer_of(self.k, base)
@@ -2152,6 +2171,7 @@ impl<'k> Resolver<'k> {
                     hull: false,
                     kept: false,
                     apart: false,
+                    over: None,
                 }]
             }
         }

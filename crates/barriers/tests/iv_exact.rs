@@ -165,6 +165,28 @@ fn index_past_view_end() {
     assert!(out.contains("barrier\n  op \"ld\""), "{out}");
 }
 
+/// Words that run past the end of their slot (gfx942 seeds 71 and 84: 64-thread waves): with
+/// the slot index fixed in each iteration, the bytes are known exactly. `st` writes words
+/// 16..79 from the start of slot `(%i + 1) mod 2` (past its 64 words), `ld` reads its first
+/// 16 words: apart in one iteration; iteration 1's `st` reaches into slot 1, which `ld` of
+/// iteration 0 read. Reading 32 words, `ld` meets `st` in one iteration too.
+#[test]
+fn words_past_their_slot() {
+    let src = "kernel @k(%n = 1) waves 2 {
+  %D = buffer workgroup 512
+  for %i = 0 to 2 {
+    %r = view %D slot (%i + 1) mod 2
+    op \"st\" write %r[tid + 16]
+    op \"ld\" read %r[0:64]
+  }
+}";
+    let out = check(src, 1);
+    assert!(out.contains("barrier\n    op \"st\""), "{out}");
+    let wider = src.replace("%r[0:64]", "%r[0:128]");
+    racy(&wider);
+    check(&wider, 2);
+}
+
 /// An async copy is compared at every iteration distance, as async-waits does (seed 14):
 /// the copy of iteration 0 lands in the words `st` of iteration 1 writes from the same
 /// threads, so the verifier needs no barrier between them, but async-waits, which checks that
