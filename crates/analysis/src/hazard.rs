@@ -1470,8 +1470,9 @@ fn regions_overlap(r1: &Region, r2: &Region) -> bool {
     if r1.root != r2.root || !overlap(r1.range, r2.range) {
         return false;
     }
-    let plain = |r: &Region| r.slot.is_none() && r.over.is_none();
-    if !(plain(r1) && plain(r2)) && !overlap(slot_bytes(r1), slot_bytes(r2)) {
+    // Two regions without a slot: their ranges were compared above.
+    let sloted = |r: &Region| r.slot.is_some() || r.over.is_some();
+    if (sloted(r1) || sloted(r2)) && !overlap(slot_bytes(r1), slot_bytes(r2)) {
         return false;
     }
     // Disjoint bytes within equal slots of one slotted range: whatever the two slot indices,
