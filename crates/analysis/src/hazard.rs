@@ -1471,8 +1471,8 @@ fn regions_overlap(r1: &Region, r2: &Region) -> bool {
         return false;
     }
     // Two regions without a slot: their ranges were compared above.
-    let sloted = |r: &Region| r.slot.is_some() || r.over.is_some();
-    if (sloted(r1) || sloted(r2)) && !overlap(slot_bytes(r1), slot_bytes(r2)) {
+    let slotted = |r: &Region| r.slot.is_some() || r.over.is_some();
+    if (slotted(r1) || slotted(r2)) && !overlap(slot_bytes(r1), slot_bytes(r2)) {
         return false;
     }
     // Disjoint bytes within equal slots of one slotted range: whatever the two slot indices,
