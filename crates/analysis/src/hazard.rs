@@ -232,12 +232,6 @@ pub struct Accesses {
     /// of the exact loops (`exact_ivs`) its address or conditions depend on (see
     /// `Accesses::bind_first_ivs`). `conflict` enumerates them.
     pub iv_forms: Vec<Vec<IvForms>>,
-    /// Per descriptor (indexed by descriptor; empty before `bind_first_ivs`): some async op
-    /// goes through it. Such a producer is compared without iteration forms: async-waits,
-    /// which must see a barrier between an async copy and its readers in other waves,
-    /// compares it at every iteration distance, and would warn where the exact comparison
-    /// placed no barrier.
-    async_descs: Vec<bool>,
     /// `exact_ivs` of the kernel, once `bind_parity` or `bind_first_ivs` needed it.
     exact: Option<BTreeMap<ValueId, (StmtId, i64, i64, u64)>>,
 }
@@ -791,19 +785,13 @@ impl Accesses {
             binds.push(Vec::new());
             id
         };
-        self.async_descs = vec![false; n0];
-        for a in &self.accesses {
-            if matches!(&k.stmts[a.stmt].kind, StmtKind::Op(op) if op.asynchronous.is_some()) {
-                self.async_descs[a.desc as usize] = true;
-            }
-        }
         let empty = add(&mut self.descs, &mut self.binds, empty_desc());
         self.iv_forms.resize(self.descs.len(), Vec::new());
         let mut q = 0;
         while q < self.descs.len() {
             let d = q;
             q += 1;
-            if self.descs[d].ivs.is_empty() || self.async_descs.get(d) == Some(&true) {
+            if self.descs[d].ivs.is_empty() {
                 continue;
             }
             let ivs = self.descs[d].ivs.clone();
@@ -913,7 +901,7 @@ impl Accesses {
         test: &dyn Fn(&Desc, u8, &Desc) -> bool,
     ) -> bool {
         let (fa, fb) = (self.forms_of(a), self.forms_of(b));
-        if (fa.is_empty() && fb.is_empty()) || self.async_descs.get(a as usize) == Some(&true) {
+        if fa.is_empty() && fb.is_empty() {
             // The callers tested the two descriptors themselves already.
             return true;
         }

@@ -56,14 +56,20 @@ fn join_guard(a: Guard, b: Guard) -> Guard {
     }
 }
 
-/// Across which loop iterations the barrier-free paths from a copy reach a point.
+/// Across which loop iterations the barrier-free paths from a copy reach a point. Only loops
+/// around some copy of the entry count (crossing another loop's back edge or exit leaves the
+/// iterations of every loop around the copies as they were).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Carried {
     /// None crosses a back edge or exit.
     No,
-    /// Each crosses exactly one back edge, of this loop, and no exit.
+    /// Each crosses exactly one back edge of this loop, none of its exit, and otherwise only
+    /// back edges and exits of loops inside it.
     One(StmtId),
-    /// Some cross more, or exits.
+    /// Each crosses only back edges and exits of this loop and of loops inside it (loops
+    /// around it stay in their iteration).
+    Loop(StmtId),
+    /// Unknown.
     Many,
 }
 
@@ -87,6 +93,9 @@ impl Reach {
         let carried = match (self.carried, o.carried) {
             (Carried::No, c) | (c, Carried::No) => c,
             (Carried::One(a), Carried::One(b)) if a == b => Carried::One(a),
+            (Carried::One(a) | Carried::Loop(a), Carried::One(b) | Carried::Loop(b)) if a == b => {
+                Carried::Loop(a)
+            }
             _ => Carried::Many,
         };
         Reach {
@@ -94,16 +103,33 @@ impl Reach {
             carried,
         }
     }
-    /// Across loop `lp`'s back edge (or its exit).
-    fn cross(self, lp: StmtId, exit: bool) -> Reach {
-        let carried = match (self.same, self.carried) {
-            (false, Carried::No) => Carried::No,
-            (true, Carried::No) if !exit => Carried::One(lp),
+    /// Across loop `lp`'s back edge (or its exit), which lies around some copy of the entry;
+    /// `inside(x, l)`: loop `x` lies strictly inside loop `l`.
+    fn cross(self, lp: StmtId, exit: bool, inside: impl Fn(StmtId, StmtId) -> bool) -> Reach {
+        let moved = if exit {
+            Carried::Loop(lp)
+        } else {
+            Carried::One(lp)
+        };
+        let carried = match self.carried {
+            Carried::No => Carried::No,
+            Carried::Many => Carried::Many,
+            Carried::One(m) | Carried::Loop(m) if m == lp => Carried::Loop(lp),
+            Carried::One(m) | Carried::Loop(m) if inside(m, lp) => moved,
+            c @ (Carried::One(m) | Carried::Loop(m)) if inside(lp, m) => c,
             _ => Carried::Many,
         };
-        Reach {
+        let out = Reach {
             same: false,
             carried,
+        };
+        if self.same {
+            out.join(Reach {
+                same: false,
+                carried: moved,
+            })
+        } else {
+            out
         }
     }
 }
@@ -1291,6 +1317,22 @@ impl<'a> Analysis<'a> {
         exits.unwrap_or_default()
     }
 
+    /// `r` across loop `lp`'s back edge (or exit): unchanged when `lp` lies around none of
+    /// the copies `srcs` (their loops stay in their iterations).
+    fn cross_reach(&self, r: Reach, srcs: &Srcs, lp: StmtId, exit: bool) -> Reach {
+        if !r.same && matches!(r.carried, Carried::No | Carried::Many) {
+            return r;
+        }
+        let inside = |x: StmtId, l: StmtId| {
+            let p = self.pre[x.index()];
+            self.pre[l.index()] < p && p < self.post[l.index()]
+        };
+        if !srcs.iter().any(|&c| inside(c, lp)) {
+            return r;
+        }
+        r.cross(lp, exit, inside)
+    }
+
     fn rekey(&mut self, st: &State, lp: StmtId, exit: bool) -> State {
         self.rekey_owned(st.clone(), lp, exit)
     }
@@ -1303,10 +1345,10 @@ impl<'a> Analysis<'a> {
         for ((c, p, kind), mut e) in st.v {
             self.drop_guards(&mut e, lp);
             if let Some(l) = &mut e.live {
-                l.reach = l.reach.cross(lp, exit);
+                l.reach = self.cross_reach(l.reach, &l.srcs, lp, exit);
             }
             if let Some(u) = &mut e.unpub {
-                u.0 = u.0.cross(lp, exit);
+                u.0 = self.cross_reach(u.0, &u.1, lp, exit);
             }
             let cache = if exit {
                 &self.exit_cache
@@ -1978,7 +2020,7 @@ fn arrive_wait(st: &mut State, id: i32) {
 }
 
 /// Per statement (by index): its walk-order position and the position just past its subtree.
-fn subtree_spans(k: &Kernel) -> (Vec<u32>, Vec<u32>) {
+pub(crate) fn subtree_spans(k: &Kernel) -> (Vec<u32>, Vec<u32>) {
     fn go(k: &Kernel, b: BlockId, n: &mut u32, pre: &mut [u32], post: &mut [u32]) {
         for &s in &k.blocks[b].stmts {
             pre[s.index()] = *n;

@@ -21,6 +21,7 @@ use syncopt_analysis::hazard::{Accesses, Mode};
 use syncopt_analysis::{Covered, Explain, InsertOptions, PassReport};
 use syncopt_ir::{
     BlockId, Counter, Diagnostic, EntityRef, Kernel, Loc, ProgramPoint, StmtId, StmtKind, SyncOp,
+    ValueKind,
 };
 use syncopt_targets::{Family, Target};
 
@@ -413,10 +414,16 @@ fn cross_thread(
     if pairs.is_empty() {
         return BTreeSet::new();
     }
-    let acc =
+    let mut acc =
         acc.unwrap_or_else(|| Accesses::collect_with_threads(k, (threads > 0).then_some(threads)));
-    let ids = |s: StmtId| acc.by_stmt.get(s.index()).map_or(&[][..], |v| &v[..]);
-    let conflict = |copy: StmtId, consumer: StmtId, reach: Reach| {
+    let (pre, post) = dataflow::subtree_spans(k);
+    // Loop `x` lies strictly inside loop `l`.
+    let inside = |x: StmtId, l: StmtId| {
+        let p = pre[x.index()];
+        pre[l.index()] < p && p < post[l.index()]
+    };
+    let conflict = |acc: &Accesses, copy: StmtId, consumer: StmtId, reach: Reach| {
+        let ids = |s: StmtId| acc.by_stmt.get(s.index()).map_or(&[][..], |v| &v[..]);
         ids(copy).iter().any(|&a| {
             let a = &acc.accesses[a as usize];
             if a.mode == Mode::Read {
@@ -424,15 +431,25 @@ fn cross_thread(
             }
             // The iteration distances to test (see `Accesses::conflict`): 0, the copy of
             // this very iteration; 1, of the previous iteration of its only loop; 2, any.
+            // Paths that cross only loop `m` and loops inside it (`Carried::One`/`Loop`)
+            // leave the copy in the iteration of the consumer unless its address depends on
+            // the variable of one of those loops.
             let ivs = &acc.descs[a.desc as usize].ivs;
+            let moved = |m: StmtId| {
+                ivs.iter().any(|&v| match k.values[v].kind {
+                    ValueKind::Iv(l) => l == m || inside(l, m),
+                    _ => true,
+                })
+            };
             let carried = match reach.carried {
                 Carried::No => None,
                 Carried::Many => Some(2),
-                Carried::One(lp) => Some(match &k.stmts[lp].kind {
-                    StmtKind::For(f) if !ivs.contains(&f.iv) => 0,
+                Carried::One(m) | Carried::Loop(m) if !moved(m) => Some(0),
+                Carried::One(m) => Some(match &k.stmts[m].kind {
                     StmtKind::For(f) if ivs.as_slice() == [f.iv] => 1,
                     _ => 2,
                 }),
+                Carried::Loop(_) => Some(2),
             };
             let dists = reach.same.then_some(0).into_iter().chain(carried);
             dists.into_iter().any(|d| {
@@ -442,13 +459,28 @@ fn cross_thread(
             })
         })
     };
+    // The descriptors as collected first (no iteration forms): most pairs are apart already.
+    let mut found: Vec<(StmtId, StmtId, Reach, bool)> = pairs
+        .iter()
+        .filter(|&&(copy, consumer, reach, _)| conflict(&acc, copy, consumer, reach))
+        .copied()
+        .collect();
+    if !found.is_empty() {
+        // Then the exact values of the loops the verifier unrolls (constant start, 1 to 8
+        // trips), as the barrier pass compares them: a consumer's iterations restricted by
+        // conditions on the induction variable and its handles in parity branches
+        // (`bind_parity`, exact facts about the consumer), and each descriptor's forms per
+        // iteration (`bind_first_ivs`), which `conflict_across_waves` enumerates at the
+        // iteration distance of the barrier-free paths. Both tests are sound; a pair must
+        // pass both. (Async producers keep their descriptors: the distances stay.)
+        acc.bind_parity(k);
+        acc.bind_first_ivs(k);
+        found.retain(|&(copy, consumer, reach, _)| conflict(&acc, copy, consumer, reach));
+    }
     let at = |s: StmtId| order.get(s.index()).copied().unwrap_or(usize::MAX);
     let mut out: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
     let mut first_done: BTreeMap<StmtId, StmtId> = BTreeMap::new();
-    for &(copy, consumer, reach, completed) in pairs {
-        if !conflict(copy, consumer, reach) {
-            continue;
-        }
+    for (copy, consumer, _, completed) in found {
         if !completed {
             out.insert((copy, consumer));
             continue;

@@ -194,3 +194,45 @@ fn copy_to_another_threads_word_still_warns_alone() {
     let w = warnings(&OWN_WORD.replace("INDEX", "-tid + 63"), Target::Sm90, true);
     assert!(w.is_empty(), "{w:?}");
 }
+
+/// A copy in an inner loop whose address depends only on the outer loop's induction variable
+/// (sm_90 `--executable` seed 167): around the inner back edge it meets its own words from
+/// the same threads. Paths that cross only the inner loop leave it in the outer loop's
+/// iteration (distance 0 there, not "any"): no warning, and the barrier pass places no
+/// barrier in the inner loop either. With the inner variable in the address, the copy of
+/// the previous inner iteration lands in another wave's words: it warns.
+const INNER_LOOP_COPY: &str = "target sm_90
+kernel @k(%n = 1) waves 4 {
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i = 0 to 3 {
+    %w = view %D slot (%i) mod 2
+    barrier
+    for %j = 0 to 4 {
+      op \"cp\" async write %w[INDEX], read %G[tid + %j * 128]
+    }
+  }
+}
+";
+
+#[test]
+fn copy_in_inner_loop_over_outer_variable_gets_no_warning() {
+    let src = INNER_LOOP_COPY.replace("INDEX", "tid + %i * 32 + 64");
+    let w = warnings(&src, Target::Sm90, false);
+    assert!(w.is_empty(), "{w:?}");
+    assert!(warnings(&src, Target::Sm90, true).is_empty());
+    let mut k = syncopt_ir::parse(&src).expect("parses").chunks[0].kernels[0].clone();
+    syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    let text = syncopt_ir::print_kernel(&k);
+    assert_eq!(text.matches("barrier").count(), 1, "{text}");
+    syncopt_async_waits::run(&mut k, Target::Sm90, &InsertOptions::default());
+    assert!(syncopt_verify::verify(&k, Target::Sm90).is_ok(), "{text}");
+}
+
+#[test]
+fn copy_in_inner_loop_over_inner_variable_still_warns_alone() {
+    let src = INNER_LOOP_COPY.replace("INDEX", "tid + %j * 32");
+    let w = warnings(&src, Target::Sm90, false);
+    assert!(!w.is_empty());
+    assert!(warnings(&src, Target::Sm90, true).is_empty());
+}

@@ -29,7 +29,12 @@
 //! loop's first iteration, are compared unbound: async-waits takes a copy through a handle
 //! or an `if` result as anywhere in its root buffers, and sees a copy from before a loop
 //! through a handle only when it lies in one handle's initial value; it would warn where the
-//! bound comparison placed no barrier.
+//! bound comparison placed no barrier. Loops the verifier unrolls (constant start, 1 to 8
+//! trips) are compared iteration by iteration (`Accesses::conflict` over the iteration
+//! forms), async producers too: async-waits checks a copy against its consumers with the
+//! same forms at the iteration distance of the barrier-free paths. A loop of at most two
+//! trips crosses its back edge only from its first iteration: what its body leaves pending
+//! there through its handles is bound to their initial values (not async producers).
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
@@ -236,14 +241,48 @@ impl State {
     }
 
     /// `self.join(&c)` where `c` is `o` after `c.carry(acc, iv, false)`, without the copy.
-    fn join_carried(&mut self, o: &State, acc: &Accesses, iv: ValueId) {
+    ///
+    /// `first`: the loop (with its `no_bind` descriptors, see `leave_loop`) runs at most two
+    /// iterations, so its back edge leaves only the first one: the accesses of that
+    /// iteration through the loop's handles (same iteration, not pending since before the
+    /// loop) are bound to the handles' initial values (`Accesses::first_bound`).
+    fn join_carried(
+        &mut self,
+        o: &State,
+        acc: &Accesses,
+        iv: ValueId,
+        first: Option<(StmtId, &[bool])>,
+    ) {
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
-        if !o.m.keys().any(|k| (k.carried < 2 && dep(k)) || k.first) {
+        let bind = |k: &Key| -> Option<u32> {
+            let (lp, no_bind) = first?;
+            if k.first || k.carried != 0 || no_bind[k.desc as usize] {
+                return None;
+            }
+            let d = &acc.descs[k.desc as usize];
+            if !d
+                .regions
+                .iter()
+                .any(|r| r.handle.is_some_and(|h| h.0 == lp))
+            {
+                return None;
+            }
+            let b = acc.first_bound(k.desc, lp);
+            (b != k.desc).then_some(b)
+        };
+        if !o
+            .m
+            .keys()
+            .any(|k| (k.carried < 2 && dep(k)) || k.first || bind(k).is_some())
+        {
             self.join(o);
             return;
         }
         for (k, &(s, a)) in &o.m {
             let mut k = *k;
+            if let Some(b) = bind(&k) {
+                k.desc = b;
+            }
             k.first = false;
             if dep(&k) {
                 let only = acc.descs[k.desc as usize].ivs.len() == 1;
@@ -1630,7 +1669,13 @@ impl<'c, 'k> Sim<'c, 'k> {
                 break out;
             }
             let mut next = entry.clone();
-            next.join_carried(&out, acc, f.iv);
+            let first = match self.c.k.blocks[f.body].parent {
+                Some(lp) if t.max == Some(2) && self.c.binds_loop(f) => {
+                    Some((lp, &self.c.async_desc[..]))
+                }
+                _ => None,
+            };
+            next.join_carried(&out, acc, f.iv, first);
             if rounds >= 3 || self.check {
                 // From here on the input only grows, so the fixpoint is reached.
                 next.join(&inp);
