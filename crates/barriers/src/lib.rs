@@ -97,6 +97,10 @@ struct Key {
     /// Pending since before the entry of the innermost loop around the current point, which
     /// is still in its first iteration: that loop's handles are their initial values for it.
     first: bool,
+    /// Bound at the back edge of the innermost loop around the current point (at most two
+    /// trips; see `State::join_carried`) to its first iteration's handles: the current point
+    /// is in its second iteration, the last one when the trip count is 2.
+    back: bool,
 }
 
 /// Pending accesses: key -> (newest stamp, newest access with that key).
@@ -233,7 +237,8 @@ impl State {
             let x = ((k.desc as u64) << 8)
                 | k.carried as u64
                 | ((k.tag as u64) << 40)
-                | ((k.first as u64) << 7);
+                | ((k.first as u64) << 7)
+                | ((k.back as u64) << 6);
             h1 = (h1 ^ x).wrapping_mul(0x0000_0100_0000_01b3);
             h2 = (h2.rotate_left(5) ^ x).wrapping_mul(0xff51_afd7_ed55_8ccd);
         }
@@ -273,15 +278,17 @@ impl State {
         if !o
             .m
             .keys()
-            .any(|k| (k.carried < 2 && dep(k)) || k.first || bind(k).is_some())
+            .any(|k| (k.carried < 2 && dep(k)) || k.first || k.back || bind(k).is_some())
         {
             self.join(o);
             return;
         }
         for (k, &(s, a)) in &o.m {
             let mut k = *k;
+            k.back = false;
             if let Some(b) = bind(&k) {
                 k.desc = b;
+                k.back = true;
             }
             k.first = false;
             if dep(&k) {
@@ -300,7 +307,15 @@ impl State {
             },
         };
         for (k, &(s, a)) in &self.m {
-            out.insert(Key { first: true, ..*k }, s, a);
+            out.insert(
+                Key {
+                    first: true,
+                    back: false,
+                    ..*k
+                },
+                s,
+                a,
+            );
         }
         out
     }
@@ -316,12 +331,17 @@ impl State {
                 None
             }
         };
-        if !self.m.keys().any(|k| k.first || bind(k).is_some()) {
+        if !self
+            .m
+            .keys()
+            .any(|k| k.first || k.back || bind(k).is_some())
+        {
             return;
         }
         let old = self.m.take();
         for &(mut k, (s, a)) in &old {
             k.first = false;
+            k.back = false;
             if let Some(d) = bind(&k) {
                 k.desc = d;
             }
@@ -756,6 +776,15 @@ impl<'k> Ctx<'k> {
                     }
                 }
             }
+        } else if k.back {
+            // The loop's second iteration: the last one when the trip count is 2.
+            match self.inner_loop[b.index()] {
+                u32::MAX => d,
+                lp => self
+                    .acc
+                    .last_bound(d, StmtId::new(lp as usize))
+                    .unwrap_or(d),
+            }
         } else {
             d
         };
@@ -826,7 +855,10 @@ fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
         mix(p as u64);
     }
     for &(k, a, r) in snap {
-        mix(((k.desc as u64) << 32) | ((k.carried as u64) << 8) | k.first as u64);
+        mix(((k.desc as u64) << 32)
+            | ((k.carried as u64) << 8)
+            | ((k.back as u64) << 1)
+            | k.first as u64);
         mix(((k.tag as u64) << 32) | a as u64);
         mix(r as u64);
     }
@@ -1403,6 +1435,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     carried: 0,
                     tag: NONE,
                     first: false,
+                    back: false,
                 },
                 stamp,
                 a,

@@ -257,6 +257,26 @@ fn two_trip_back_edge_binds_handles() {
     pipeline_quiet(&copy);
 }
 
+/// The back-edge binding of a two-trip loop binds the consumer too (to the handles of the
+/// second, last, iteration): `rd` of iteration 0 reads %X, `wr` of iteration 1 writes %Y. With
+/// only the producer bound, %X would meet `%a` as any of its values and a second barrier
+/// would go at the top of the body (generated sm_90 kernels at 100k statements did that).
+#[test]
+fn two_trip_back_edge_binds_the_consumer_too() {
+    let src = "kernel @k(%n = 1) waves 2 {
+  %X = buffer workgroup 512
+  %Y = buffer workgroup 512
+  for %i = 0 to 2 iter(%a = %X, %b = %Y) {
+    op \"wr\" write %a[-tid + 63]
+    op \"rd\" read %a[tid]
+    yield %b, %a
+  }
+}";
+    let out = check(src, 1);
+    assert!(out.contains("barrier\n    op \"rd\""), "{out}");
+    pipeline_quiet(src);
+}
+
 /// The `syncopt gen --executable --ops 20 --target sm_90` kernels whose barriers the H100 run
 /// found removable in session 4 (seed 14: an async copy compared at every iteration
 /// distance; seed 27: a two-trip loop's handles across its back edge): through the whole
