@@ -34,7 +34,9 @@
 //! forms), async producers too: async-waits checks a copy against its consumers with the
 //! same forms at the iteration distance of the barrier-free paths. A loop of at most two
 //! trips crosses its back edge only from its first iteration: what its body leaves pending
-//! there through its handles is bound to their initial values (not async producers).
+//! there through its handles is bound to their initial values (not async producers), and
+//! meets the accesses of the second iteration with the handles bound to their values there
+//! (`Key::back`; the last iteration's, when the trip count is 2).
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
