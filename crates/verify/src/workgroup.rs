@@ -1360,6 +1360,12 @@ impl<'k> Checker<'k> {
             StmtKind::For(f) => {
                 if !self.body_ivs.contains_key(&s) {
                     let mut ivs = BTreeSet::new();
+                    // The loop's own `iter` inits are bound from the environment at its
+                    // entry (`iter(%cur = %r)` with `%r` a slot view over an outer
+                    // variable): they are part of what the run observes.
+                    for &(_, init) in &f.iter_args {
+                        self.ivs_of_value(init, &mut ivs, 0);
+                    }
                     self.ivs_of_block(f.body, &mut ivs);
                     self.body_ivs.insert(s, ivs);
                 }
