@@ -4,14 +4,11 @@
 
 use syncopt_targets::Target;
 
+#[path = "support/problems.rs"]
+mod support;
+
 fn problems(src: &str) -> Vec<String> {
-    let file = syncopt_ir::parse(src).expect("parses");
-    let k = &file.chunks[0].kernels[0];
-    syncopt_verify::verify(k, Target::Gfx950)
-        .diagnostics
-        .iter()
-        .map(|d| d.message.clone())
-        .collect()
+    support::problems_on(src, Target::Gfx950)
 }
 
 #[test]

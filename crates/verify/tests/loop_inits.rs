@@ -7,14 +7,11 @@
 
 use syncopt_targets::Target;
 
+#[path = "support/problems.rs"]
+mod support;
+
 fn problems(src: &str) -> Vec<String> {
-    let file = syncopt_ir::parse(src).expect("parses");
-    let k = &file.chunks[0].kernels[0];
-    syncopt_verify::verify(k, Target::Sm90)
-        .diagnostics
-        .iter()
-        .map(|d| d.message.clone())
-        .collect()
+    support::problems_on(src, Target::Sm90)
 }
 
 fn kernel(trips: u32, before_barrier: &str) -> String {

@@ -5,15 +5,9 @@
 
 use syncopt_targets::Target;
 
-fn problems(src: &str, t: Target) -> Vec<String> {
-    let file = syncopt_ir::parse(src).expect("parses");
-    let k = &file.chunks[0].kernels[0];
-    syncopt_verify::verify(k, t)
-        .diagnostics
-        .iter()
-        .map(|d| format!("{} {:?}", d.message, d.notes))
-        .collect()
-}
+#[path = "support/problems.rs"]
+mod support;
+use support::problems_on as problems;
 
 /// Thread `t` writes word `31 - t` and reads word `t`: every pair lies within one warp of 32
 /// (and one AMD wave of 32 or 64).
