@@ -1363,6 +1363,21 @@ fn make_desc(
     }
 }
 
+/// The loop whose induction variable `v` is, with its data and constant lower bound; `None`
+/// when `v` is no induction variable or its loop starts at a parameter.
+fn const_start_loop(k: &Kernel, v: ValueId) -> Option<(StmtId, &syncopt_ir::ForData, i64)> {
+    let ValueKind::Iv(st) = k.values[v].kind else {
+        return None;
+    };
+    let StmtKind::For(f) = &k.stmts[st].kind else {
+        return None;
+    };
+    let syncopt_ir::Bound::Const(lo) = f.lo else {
+        return None;
+    };
+    Some((st, f, lo))
+}
+
 /// The words `[min, max]` an index may take over threads `[t0, t1)` and the values of its
 /// induction variables (each loop's from a constant lower bound over its maximum trip count);
 /// `None` when a variable is unbounded. Also async-waits' test of whether an index stays in
@@ -1373,15 +1388,7 @@ pub fn index_words(k: &Kernel, e: &AffineExpr, (t0, t1): (i64, i64)) -> Option<(
         let (x0, x1) = match v {
             Var::Tid => (t0 as i128, (t1 as i128 - 1).max(t0 as i128)),
             Var::Value(v) => {
-                let ValueKind::Iv(st) = k.values[v].kind else {
-                    return None;
-                };
-                let StmtKind::For(f) = &k.stmts[st].kind else {
-                    return None;
-                };
-                let syncopt_ir::Bound::Const(lo) = f.lo else {
-                    return None;
-                };
+                let (_, f, lo) = const_start_loop(k, v)?;
                 let max = f.trips().max?.max(1) as i128;
                 let last = lo as i128 + f.step as i128 * (max - 1);
                 ((lo as i128).min(last), (lo as i128).max(last))
@@ -1789,15 +1796,7 @@ fn parity_fix(
     let (Var::Value(iv), _) = *c.expr.terms.first()? else {
         return None;
     };
-    let ValueKind::Iv(lp) = k.values[iv].kind else {
-        return None;
-    };
-    let StmtKind::For(f) = &k.stmts[lp].kind else {
-        return None;
-    };
-    let syncopt_ir::Bound::Const(lo) = f.lo else {
-        return None;
-    };
+    let (lp, f, lo) = const_start_loop(k, iv)?;
     let (orbits, _, _) = r.rotation(lp, f)?;
     fn gcd(a: u64, b: u64) -> u64 {
         if b == 0 {
