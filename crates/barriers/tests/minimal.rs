@@ -182,9 +182,7 @@ fn aliasing_buffer_disjoint_ranges() {
     for t in [Target::Gfx950, Target::Sm90, Target::Gfx1250] {
         let src = ALIAS_RANGES.replace("target gfx950", &format!("target {}", t.name()));
         assert_minimal(&src, t, 1);
-        let mut k = kernel_of(&src);
-        syncopt_barriers::run(&mut k, t, &InsertOptions::default());
-        let text = syncopt_ir::print_kernel(&k);
+        let text = inserted(&src, t);
         let w = text.find("op \"w\"").unwrap_or(0);
         let r = text.find("op \"r\"").unwrap_or(0);
         assert!(!text[w..r].contains("barrier"), "{text}");
@@ -508,9 +506,7 @@ fn words_leaving_their_slot_keep_barriers() {
     let moving = SLOT_HANDLES.replace("%nxt5[tid + 128]", "%nxt5[tid + %i5 * 64 + 64]");
     for (src, t) in [(amd, Target::Gfx950), (moving, Target::Sm90)] {
         assert_minimal(&src, t, 2);
-        let mut k = kernel_of(&src);
-        syncopt_barriers::run(&mut k, t, &InsertOptions::default());
-        let text = syncopt_ir::print_kernel(&k);
+        let text = inserted(&src, t);
         assert_eq!(text.matches("barrier").count(), 2, "{text}");
     }
 }
@@ -682,9 +678,7 @@ kernel @pipe(%n = 5, %m = 0) waves 4 {{
         for bounds in ["0 to %n", "0 to 5", "0 to 64", "3 to %n"] {
             let text = src(bounds);
             assert_minimal(&text, t, 0);
-            let mut k = kernel_of(&text);
-            syncopt_barriers::run(&mut k, t, &InsertOptions::default());
-            let out = syncopt_ir::print_kernel(&k);
+            let out = inserted(&text, t);
             assert_eq!(out.matches("barrier").count(), 2, "{t:?} {bounds}\n{out}");
         }
         // Starting at 1, the first iteration writes slot 0: the barrier stays.
@@ -693,9 +687,7 @@ kernel @pipe(%n = 5, %m = 0) waves 4 {{
         // An unknown lower bound: any slot.
         let text = src("%m to %n");
         assert_minimal(&text, t, 1);
-        let mut k = kernel_of(&text);
-        syncopt_barriers::run(&mut k, t, &InsertOptions::default());
-        let out = syncopt_ir::print_kernel(&k);
+        let out = inserted(&text, t);
         assert_eq!(out.matches("barrier").count(), 3, "{t:?}\n{out}");
     }
 }
