@@ -1990,8 +1990,8 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
             return conservative(a, b);
         }
     };
-    for r1 in &a.regions {
-        for r2 in &b.regions {
+    for (i, r1) in a.regions.iter().enumerate() {
+        for (j, r2) in b.regions.iter().enumerate() {
             if !regions_overlap(r1, r2) {
                 continue;
             }
@@ -2025,10 +2025,27 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
                     continue;
                 }
             }
+            if lanes_exclude(a, i, b, j, dist) {
+                continue;
+            }
             return true;
         }
     }
     false
+}
+
+/// Per-thread ownership in one pair of regions with known starts, through rotating handles
+/// too (`Lane`): the words of region `i` of `a` and region `j` of `b` are shared only by one
+/// thread (or by none).
+fn lanes_exclude(a: &Desc, i: usize, b: &Desc, j: usize, dist: Option<(ValueId, i64)>) -> bool {
+    let (Some(l1), Some(l2)) = (a.lane.as_deref(), b.lane.as_deref()) else {
+        return false;
+    };
+    let (Some(Some(b1)), Some(Some(b2))) = (l1.bases.get(i), l2.bases.get(j)) else {
+        return false;
+    };
+    let shift = dist.map_or(0, |(iv, st)| shift_of(&l2.expr, iv, st));
+    words_exclude((*b1, &l1.expr), (*b2, &l2.expr), shift)
 }
 
 /// At an unknown iteration distance, only facts that hold in every iteration apply.

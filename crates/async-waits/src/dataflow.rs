@@ -69,6 +69,9 @@ pub enum Carried {
     /// Each crosses only back edges and exits of this loop and of loops inside it (loops
     /// around it stay in their iteration).
     Loop(StmtId),
+    /// Each crosses this loop's exit and none of its back edges (the copy comes from its last
+    /// iteration), and otherwise only back edges and exits of loops inside it.
+    Exit(StmtId),
     /// Unknown.
     Many,
 }
@@ -93,9 +96,11 @@ impl Reach {
         let carried = match (self.carried, o.carried) {
             (Carried::No, c) | (c, Carried::No) => c,
             (Carried::One(a), Carried::One(b)) if a == b => Carried::One(a),
-            (Carried::One(a) | Carried::Loop(a), Carried::One(b) | Carried::Loop(b)) if a == b => {
-                Carried::Loop(a)
-            }
+            (Carried::Exit(a), Carried::Exit(b)) if a == b => Carried::Exit(a),
+            (
+                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a),
+                Carried::One(b) | Carried::Loop(b) | Carried::Exit(b),
+            ) if a == b => Carried::Loop(a),
             _ => Carried::Many,
         };
         Reach {
@@ -107,16 +112,16 @@ impl Reach {
     /// `inside(x, l)`: loop `x` lies strictly inside loop `l`.
     fn cross(self, lp: StmtId, exit: bool, inside: impl Fn(StmtId, StmtId) -> bool) -> Reach {
         let moved = if exit {
-            Carried::Loop(lp)
+            Carried::Exit(lp)
         } else {
             Carried::One(lp)
         };
         let carried = match self.carried {
             Carried::No => Carried::No,
             Carried::Many => Carried::Many,
-            Carried::One(m) | Carried::Loop(m) if m == lp => Carried::Loop(lp),
-            Carried::One(m) | Carried::Loop(m) if inside(m, lp) => moved,
-            c @ (Carried::One(m) | Carried::Loop(m)) if inside(lp, m) => c,
+            Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) if m == lp => Carried::Loop(lp),
+            Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) if inside(m, lp) => moved,
+            c @ (Carried::One(m) | Carried::Loop(m) | Carried::Exit(m)) if inside(lp, m) => c,
             _ => Carried::Many,
         };
         let out = Reach {

@@ -443,19 +443,31 @@ fn cross_thread(
             };
             let carried = match reach.carried {
                 Carried::No => None,
-                Carried::Many => Some(2),
-                Carried::One(m) | Carried::Loop(m) if !moved(m) => Some(0),
-                Carried::One(m) => Some(match &k.stmts[m].kind {
-                    StmtKind::For(f) if ivs.as_slice() == [f.iv] => 1,
-                    _ => 2,
+                Carried::Many => Some((a.desc, 2)),
+                Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) if !moved(m) => {
+                    Some((a.desc, 0))
+                }
+                Carried::One(m) => Some((
+                    a.desc,
+                    match &k.stmts[m].kind {
+                        StmtKind::For(f) if ivs.as_slice() == [f.iv] => 1,
+                        _ => 2,
+                    },
+                )),
+                Carried::Loop(_) => Some((a.desc, 2)),
+                // From the loop's last iteration: its form there, when the loop has one
+                // (the same iteration as every later access once no variable is left).
+                Carried::Exit(m) => Some(match acc.last_bound(a.desc, m) {
+                    Some(d) if acc.descs[d as usize].ivs.is_empty() => (d, 0),
+                    Some(d) => (d, 2),
+                    None => (a.desc, 2),
                 }),
-                Carried::Loop(_) => Some(2),
             };
-            let dists = reach.same.then_some(0).into_iter().chain(carried);
-            dists.into_iter().any(|d| {
-                ids(consumer).iter().any(|&b| {
-                    acc.conflict_across_waves(a.desc, d, acc.accesses[b as usize].desc, wave)
-                })
+            let dists = reach.same.then_some((a.desc, 0)).into_iter().chain(carried);
+            dists.into_iter().any(|(x, d)| {
+                ids(consumer)
+                    .iter()
+                    .any(|&b| acc.conflict_across_waves(x, d, acc.accesses[b as usize].desc, wave))
             })
         })
     };

@@ -236,3 +236,32 @@ fn copy_in_inner_loop_over_inner_variable_still_warns_alone() {
     assert!(!w.is_empty());
     assert!(warnings(&src, Target::Sm90, true).is_empty());
 }
+
+/// A copy that leaves a loop the verifier unrolls (constant start, 2 trips) by its exit comes
+/// from the last iteration: iteration 0's copy was published by the barrier at the top of
+/// iteration 1. With "st" on the last copy's own words (`tid + 32`) a wait orders them, no
+/// warning; a warp further (`tid + 64`), or with one trip (the copy in flight is iteration
+/// 0's, word `tid`), "st" is another wave's word: the warning stays.
+#[test]
+fn copy_from_an_exact_loops_last_iteration() {
+    let src = |trips: u32, st: &str| {
+        format!(
+            "target sm_90
+kernel @k(%n = 1) waves 2 {{
+  %A = buffer workgroup 512
+  %G = buffer global 4096
+  for %i = 0 to {trips} {{
+    barrier
+    op \"ld\" read %A[-tid + 63]
+    barrier
+    op \"cp\" async write %A[tid + %i * 32], read %G[tid]
+  }}
+  op \"st\" write %A[{st}]
+}}
+"
+        )
+    };
+    assert!(warnings(&src(2, "tid + 32"), Target::Sm90, false).is_empty());
+    assert_eq!(warnings(&src(2, "tid + 64"), Target::Sm90, false).len(), 1);
+    assert_eq!(warnings(&src(1, "tid + 32"), Target::Sm90, false).len(), 1);
+}

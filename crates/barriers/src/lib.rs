@@ -32,11 +32,15 @@
 //! bound comparison placed no barrier. Loops the verifier unrolls (constant start, 1 to 8
 //! trips) are compared iteration by iteration (`Accesses::conflict` over the iteration
 //! forms), async producers too: async-waits checks a copy against its consumers with the
-//! same forms at the iteration distance of the barrier-free paths. A loop of at most two
+//! same forms at the iteration distance of the barrier-free paths; an async producer that
+//! leaves such a loop by its exit is its last iteration's form (async-waits follows copies
+//! out of a loop's exit the same way, `Carried::Exit`). A loop of at most two
 //! trips crosses its back edge only from its first iteration: what its body leaves pending
 //! there through its handles is bound to their initial values (not async producers), and
-//! meets the accesses of the second iteration with the handles bound to their values there
-//! (`Key::back`; the last iteration's, when the trip count is 2).
+//! everything crossing it meets the accesses of the second iteration with the handles bound
+//! to their values there (`Key::back`; the last iteration's, when the trip count is 2).
+//! Per-thread words hold through rotating handles too (`Lane`), in one iteration or at a
+//! known distance.
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
@@ -277,10 +281,11 @@ impl State {
             let b = acc.first_bound(k.desc, lp);
             (b != k.desc).then_some(b)
         };
-        if !o
-            .m
-            .keys()
-            .any(|k| (k.carried < 2 && dep(k)) || k.first || k.back || bind(k).is_some())
+        if first.is_none()
+            && !o
+                .m
+                .keys()
+                .any(|k| (k.carried < 2 && dep(k)) || k.first || k.back || bind(k).is_some())
         {
             self.join(o);
             return;
@@ -290,6 +295,10 @@ impl State {
             k.back = false;
             if let Some(b) = bind(&k) {
                 k.desc = b;
+                k.back = true;
+            } else if first.is_some() {
+                // Whatever crosses the back edge meets the second iteration's accesses,
+                // whose handles hold their values there.
                 k.back = true;
             }
             k.first = false;
@@ -1736,7 +1745,10 @@ impl<'c, 'k> Sim<'c, 'k> {
         // (it neither set nor needs them; that loop is still in its first iteration).
         let bound = self.c.binds_loop(f);
         if bound {
-            exit.leave_loop(acc, &self.c.async_desc, self.c.k.blocks[f.body].parent);
+            // An async producer into one known region takes its last-iteration form as
+            // async-waits does (`Carried::Exit`); one through a handle or `if` result stays
+            // unbound.
+            exit.leave_loop(acc, &self.c.async_loose, self.c.k.blocks[f.body].parent);
         }
         exit.carry(acc, f.iv, true);
         if t.min == 0 {

@@ -277,6 +277,60 @@ fn two_trip_back_edge_binds_the_consumer_too() {
     pipeline_quiet(src);
 }
 
+/// Whatever crosses the back edge of a two-trip loop meets the second iteration, whose
+/// handles hold their values there, also when the pending access goes through no handle
+/// (seed 148): `wr` of iteration 0 writes %A, `st` of iteration 1 writes `%nxt` = %B. Only
+/// the barrier between `st` and `wr` inside an iteration is needed; with 3 trips `st` of
+/// iteration 2 writes %A again, after `wr` of iteration 1: a second barrier.
+#[test]
+fn two_trip_back_edge_binds_a_consumer_of_a_plain_producer() {
+    let src = "kernel @k(%n = 1) waves 2 {
+  %A = buffer workgroup 512
+  %B = buffer workgroup 512
+  for %i = 0 to 2 iter(%cur = %B, %nxt = %A) {
+    op \"st\" write %nxt[-tid + 63]
+    op \"wr\" write %A[tid]
+    yield %nxt, %cur
+  }
+}";
+    let out = check(src, 1);
+    assert!(out.contains("barrier\n    op \"wr\""), "{out}");
+    pipeline_quiet(src);
+    let three = src.replace("0 to 2", "0 to 3");
+    racy(&three);
+    check(&three, 2);
+}
+
+/// An async copy left in flight by a loop the verifier unrolls comes from its last
+/// iteration: the earlier iterations' copies were published by the barrier at the top of the
+/// next iteration (seed 178). That barrier is needed anyway ("pre" before the loop, and the
+/// copy of the iteration before, are read by "ld"); `cp` of iteration 1 writes word
+/// `tid + 32`, which "st" after the loop writes from the same thread: a counter wait, no
+/// barrier (async-waits follows the copy out of the loop's exit to its last-iteration form,
+/// so no warning either). With one trip the copy in flight is iteration 0's, word `tid`,
+/// another warp's "st" word: a barrier follows the loop.
+#[test]
+fn async_copy_out_of_an_exact_loop_is_its_last_iteration() {
+    let src = "kernel @k(%n = 1) waves 2 {
+  %A = buffer workgroup 512
+  %G = buffer global 4096
+  op \"pre\" write %A[tid]
+  for %i = 0 to 2 {
+    op \"ld\" read %A[-tid + 63]
+    op \"cp\" async write %A[tid + %i * 32], read %G[tid]
+  }
+  op \"st\" write %A[tid + 32]
+}";
+    let out = check(src, 2);
+    assert!(!out.contains("barrier\n  op \"st\""), "{out}");
+    pipeline_quiet(src);
+    let one = src.replace("0 to 2", "0 to 1");
+    racy(&one);
+    let out = check(&one, 3);
+    assert!(out.contains("barrier\n  op \"st\""), "{out}");
+    pipeline_quiet(&one);
+}
+
 /// The `syncopt gen --executable --ops 20 --target sm_90` kernels whose barriers the H100 run
 /// found removable in session 4 (seed 14: an async copy compared at every iteration
 /// distance; seed 27: a two-trip loop's handles across its back edge): through the whole
@@ -299,7 +353,7 @@ fn executable_async_seeds_quiet_and_minimal() {
 #[test]
 fn executable_seeds_have_no_removable_barrier() {
     let opts = InsertOptions::default();
-    for seed in [14u64, 15, 27, 53, 68, 84] {
+    for seed in [14u64, 15, 27, 53, 68, 84, 148, 178, 198] {
         let Some(k) = fixable_generated(seed, T, 20, true) else {
             panic!("seed {seed}: the generated kernel has unfixable hazards");
         };

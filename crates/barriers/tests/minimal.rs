@@ -387,6 +387,42 @@ kernel @handle_words(%n) waves 4 {{
     assert!(between(&text, "w1", "w2"), "{text}");
 }
 
+/// Per-thread words through a rotating handle whose index moves with the loop's induction
+/// variable (`gen --executable` seed 198 on sm_90, minimized): "st" writes word
+/// `tid + 32 %i + 40` of %A, "cp" the same word of `%cur` (%A or %D): in one iteration each
+/// word has one writer, so the one barrier needed (the next iteration's "st" meets the copy a
+/// warp away) is not between them. With "cp" a warp further it is: the copy then meets the
+/// same iteration's "st" a warp away and the next one's from the same thread.
+#[test]
+fn moving_words_through_rotating_handle() {
+    let src = |cp: &str| {
+        format!(
+            r#"target sm_90
+
+kernel @moving_words(%n = 3) waves 8 {{
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  %d = view %D[0:2048]
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %d) {{
+    op "st" write %A[tid + %i * 32 + 40]
+    op "cp" async write %cur[{cp}], read %G[tid]
+    yield %nxt, %cur
+  }}
+}}
+"#
+        )
+    };
+    let own = src("tid + %i * 32 + 40");
+    assert_minimal(&own, Target::Sm90, 1);
+    let text = inserted(&own, Target::Sm90);
+    assert!(!between(&text, "st", "cp"), "{text}");
+    let shifted = src("tid + %i * 32 + 72");
+    assert_minimal(&shifted, Target::Sm90, 1);
+    let text = inserted(&shifted, Target::Sm90);
+    assert!(between(&text, "st", "cp"), "{text}");
+}
+
 /// Same-warp pairs through a rotating handle (seed 14, line 9): "w" writes B's words
 /// `63 - t`, "r" reads word `t + 32` of A or B: the common words are touched by threads of
 /// one warp only (2 warps of 32). "w2" meets both across warps (B's word `t` against
