@@ -787,6 +787,21 @@ impl Accesses {
         };
         let empty = add(&mut self.descs, &mut self.binds, empty_desc());
         self.iv_forms.resize(self.descs.len(), Vec::new());
+        // Async copies through a handle stay compared unbound (async-waits takes them as
+        // anywhere in their root buffers): no per-iteration forms for them.
+        let mut is_async = vec![false; n0];
+        for a in &self.accesses {
+            if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
+                if op.asynchronous.is_some() {
+                    if let Some(x) = is_async.get_mut(a.desc as usize) {
+                        *x = true;
+                    }
+                }
+            }
+        }
+        let rotating = exact_loops(k);
+        // One resolver per (loop, iteration), its handles bound to that iteration's values.
+        let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
         let mut q = 0;
         while q < self.descs.len() {
             let d = q;
@@ -800,11 +815,15 @@ impl Accesses {
                     continue;
                 };
                 let desc = &self.descs[d];
-                if desc
+                let through = desc
                     .regions
                     .iter()
-                    .any(|r| r.handle.is_some_and(|h| h.0 == lp))
-                    || self.descs.len() - n0 > budget
+                    .any(|r| r.handle.is_some_and(|h| h.0 == lp));
+                if self.descs.len() - n0 > budget
+                    || (through
+                        && (desc.bind.is_none()
+                            || is_async.get(d).copied().unwrap_or(true)
+                            || !rotating.contains_key(&lp)))
                 {
                     continue;
                 }
@@ -822,7 +841,21 @@ impl Accesses {
                     let x = (it as i64)
                         .checked_mul(step)
                         .and_then(|y| y.checked_add(lo));
-                    match x.and_then(|x| fix_iv(desc, iv, x)) {
+                    let bound = match (through, x) {
+                        (true, Some(x)) => {
+                            let r = resolvers.entry((lp, it)).or_insert_with(|| {
+                                let mut r = Resolver::new(k, &rotating);
+                                r.fix = Some((lp, it));
+                                r
+                            });
+                            handles_in_iteration(k, desc, r, iv, x)
+                        }
+                        _ => None,
+                    };
+                    if through && bound.is_none() {
+                        break;
+                    }
+                    match x.and_then(|x| fix_iv(bound.as_ref().unwrap_or(desc), iv, x)) {
                         Some(f) => fixed.push(Some(f)),
                         None => break,
                     }
@@ -840,6 +873,11 @@ impl Accesses {
                 self.iv_forms.resize(self.descs.len(), Vec::new());
                 let bound = |f: u32| if f == EMPTY_FORM { empty } else { f };
                 let (first, last) = (bound(forms[0]), bound(forms[n as usize - 1]));
+                if through {
+                    // The handles' first/last bindings are `bind_handles`' own.
+                    self.iv_forms[d].push(IvForms { iv, forms });
+                    continue;
+                }
                 match self.binds[d].iter_mut().find(|b| b.lp == lp) {
                     // A first-iteration form of `bind_first_ivs` (slot indices alone) stays:
                     // async producers use it (see its callers).
@@ -1904,6 +1942,9 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
             l.tids = l.threads;
         }
     }
+    if let Some(l) = out.lane.as_deref() {
+        narrow_to_words(&mut out.regions, l);
+    }
     if let Some(pos) = out.ivs.iter().position(|&v| v == iv) {
         out.ivs.remove(pos);
         if pos < out.steps.len() {
@@ -1912,6 +1953,71 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     }
     out.only.retain(|o| o.0 != iv);
     Some(out)
+}
+
+/// `d` with the handles of the loop `r` is fixed to bound to their values in that iteration
+/// and its induction variable `iv` to `x` in the word index (restrictions and the other
+/// variables kept); `None` when they cannot be bound, or when handles of another loop are
+/// left (their binding would have to start again from the unbound value).
+fn handles_in_iteration(
+    k: &Kernel,
+    d: &Desc,
+    r: &mut Resolver,
+    iv: ValueId,
+    x: i64,
+) -> Option<Desc> {
+    let src = d.bind.as_deref()?;
+    let regions = r.regions(src.value);
+    if regions.is_empty() || r.unbound {
+        r.unbound = false;
+        return None;
+    }
+    if regions.iter().any(|g| g.handle.is_some()) {
+        return None;
+    }
+    let mut sel = src.sel.selector();
+    if let Selector::Index(e) = &mut sel {
+        fix_var(e, Var::Value(iv), x)?;
+    }
+    let mut nd = make_desc(k, d.mode, regions, &sel, src.threads);
+    // The iteration distances callers pass are about `d.ivs`: a bound form that depends on
+    // another variable (a word index through the handle that moves with an inner loop)
+    // would be compared at a wrong distance.
+    if nd.ivs.iter().any(|v| *v != iv && !d.ivs.contains(v)) {
+        return None;
+    }
+    for (&v, &st) in d.ivs.iter().zip(&d.steps) {
+        add_iv(&mut nd, v, st);
+    }
+    nd.only = d.only.clone();
+    Some(nd)
+}
+
+/// Once a word index depends on `tid` alone (its induction variables fixed), the regions
+/// with a known start shrink to the words its threads touch: the bytes the index reached over
+/// every value of the variables are more than one iteration's.
+fn narrow_to_words(regions: &mut [Region], l: &Lane) {
+    let (Some((t0, t1)), true) = (l.threads, l.expr.terms.iter().all(|(v, _)| *v == Var::Tid))
+    else {
+        return;
+    };
+    if t1 <= t0 {
+        return;
+    }
+    let (a, c) = (l.expr.coef(Var::Tid) as i128, l.expr.constant as i128);
+    let (x0, x1) = (c + a * t0 as i128, c + a * (t1 as i128 - 1));
+    let (w0, w1) = (x0.min(x1), x0.max(x1));
+    for (r, base) in regions.iter_mut().zip(&l.bases) {
+        let (Some(base), Some((r0, r1))) = (*base, r.range) else {
+            continue;
+        };
+        let (lo, hi) = (base as i128 + 4 * w0, base as i128 + 4 * w1 + 4);
+        if lo < 0 || hi > u64::MAX as i128 {
+            continue;
+        }
+        let nlo = r0.max(lo as u64);
+        r.range = Some((nlo, r1.min(hi as u64).max(nlo)));
+    }
 }
 
 /// Adds `iv` (of a loop with step `step`) to `d.ivs`, kept sorted with `steps` alongside.

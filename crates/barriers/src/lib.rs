@@ -291,6 +291,10 @@ impl State {
             return;
         }
         for (k, &(s, a)) in &o.m {
+            if first.is_some() && k.back {
+                // Already in the second iteration, the last: there is no third.
+                continue;
+            }
             let mut k = *k;
             k.back = false;
             if let Some(b) = bind(&k) {
