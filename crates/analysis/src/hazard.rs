@@ -874,7 +874,14 @@ impl Accesses {
                 let bound = |f: u32| if f == EMPTY_FORM { empty } else { f };
                 let (first, last) = (bound(forms[0]), bound(forms[n as usize - 1]));
                 if through {
-                    // The handles' first/last bindings are `bind_handles`' own.
+                    // The first and last iterations' forms refine `bind_handles`' bindings
+                    // (which leave the variable free).
+                    if let Some(b) = self.binds[d].iter_mut().find(|b| b.lp == lp) {
+                        b.first = first;
+                        if b.last != u32::MAX {
+                            b.last = last;
+                        }
+                    }
                     self.iv_forms[d].push(IvForms { iv, forms });
                     continue;
                 }

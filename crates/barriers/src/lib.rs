@@ -522,11 +522,7 @@ impl<'k> Ctx<'k> {
                 }
             }
             let mut dead = vec![(false, false); k.stmts.len()];
-            for (s, d) in k.stmts.iter() {
-                if let StmtKind::If(i) = &d.kind {
-                    dead[s.index()] = fold_cond(k, i);
-                }
-            }
+            fold_conds(k, k.body, &mut Vec::new(), &mut dead);
             let span = spans(k, &base);
             (base, point_block, weight, flat, dead, span)
         };
@@ -1862,7 +1858,44 @@ fn inner_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
 
 /// Whether the condition of `d` is always false / always true: it depends on one induction
 /// variable of a loop with constant bounds (at most 4096 values) and on constants only.
-fn fold_cond(k: &Kernel, d: &IfData) -> (bool, bool) {
+/// `fold_cond` for every `if` under `b`, knowing the branches taken by the enclosing `if`s
+/// (`known`): an `if` nested in a branch of another on the same induction variable runs only
+/// in that branch's iterations (`if %i mod 2 == 0 { if %i mod 2 == 0 {..} else {dead} }`).
+fn fold_conds<'k>(
+    k: &'k Kernel,
+    b: BlockId,
+    known: &mut Vec<(&'k syncopt_ir::Cond, bool)>,
+    dead: &mut [(bool, bool)],
+) {
+    for &s in &k.blocks[b].stmts {
+        match &k.stmts[s].kind {
+            StmtKind::If(d) => {
+                dead[s.index()] = fold_cond(k, d, known);
+                let (then_dead, else_dead) = dead[s.index()];
+                if !then_dead {
+                    known.push((&d.cond, true));
+                    fold_conds(k, d.then_block, known, dead);
+                    known.pop();
+                }
+                if let (Some(e), false) = (d.else_block, else_dead) {
+                    known.push((&d.cond, false));
+                    fold_conds(k, e, known, dead);
+                    known.pop();
+                }
+            }
+            kind => {
+                for c in kind.child_blocks() {
+                    fold_conds(k, c, known, dead);
+                }
+            }
+        }
+    }
+}
+
+/// Whether `d`'s condition, over one constant-bound induction variable, is false (then dead)
+/// or true (else dead) in every iteration in which the enclosing conditions `known` on the
+/// same variable take their branches.
+fn fold_cond(k: &Kernel, d: &IfData, known: &[(&syncopt_ir::Cond, bool)]) -> (bool, bool) {
     let terms = &d.cond.expr.terms;
     if terms.len() != 1 {
         return (false, false);
@@ -1870,6 +1903,7 @@ fn fold_cond(k: &Kernel, d: &IfData) -> (bool, bool) {
     let syncopt_ir::Var::Value(v) = terms[0].0 else {
         return (false, false);
     };
+    let same_var = |c: &syncopt_ir::Cond| matches!(c.expr.terms.as_slice(), [(syncopt_ir::Var::Value(w), _)] if *w == v);
     let syncopt_ir::ValueKind::Iv(ls) = k.values[v].kind else {
         return (false, false);
     };
@@ -1882,9 +1916,26 @@ fn fold_cond(k: &Kernel, d: &IfData) -> (bool, bool) {
     if f.step <= 0 || hi <= lo || (hi - lo) / f.step > 4096 {
         return (false, false);
     }
+    // The enclosing conditions count only where the verifier decides them too: it runs a loop
+    // of at most 8 trips iteration by iteration, and tracks the residue of a variable that
+    // conditions take modulo a constant; elsewhere it explores both branches.
+    let unrolled = f.trips().exact().is_some_and(|n| (1..=8).contains(&n));
+    let decided = |c: &syncopt_ir::Cond| unrolled || c.modulo.is_some_and(|m| m > 0 && m <= 64);
+    let known: Vec<&(&syncopt_ir::Cond, bool)> = if decided(&d.cond) {
+        known
+            .iter()
+            .filter(|(c, _)| same_var(c) && decided(c))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let (mut any_true, mut any_false) = (false, false);
     let mut x = lo;
     while x < hi {
+        if known.iter().any(|(c, taken)| c.eval(|_| x) != *taken) {
+            x += f.step;
+            continue;
+        }
         if d.cond.eval(|_| x) {
             any_true = true;
         } else {
