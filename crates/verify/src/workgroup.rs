@@ -948,6 +948,26 @@ impl<'k> Checker<'k> {
         }
     }
 
+    /// The values induction variable `v` takes: its loop's constant start and at most
+    /// `max` trips; `None` for anything else (a kernel parameter, an unbounded loop).
+    fn iv_range(&self, v: ValueId) -> Option<(i64, i64)> {
+        let ValueKind::Iv(s) = self.k.values[v].kind else {
+            return None;
+        };
+        let StmtKind::For(f) = &self.k.stmts[s].kind else {
+            return None;
+        };
+        let syncopt_ir::Bound::Const(lo) = f.lo else {
+            return None;
+        };
+        let n = f.trips().max?;
+        if n == 0 {
+            return Some((lo, lo));
+        }
+        let last = lo.checked_add(f.step.checked_mul(i64::try_from(n - 1).ok()?)?)?;
+        Some((lo.min(last), lo.max(last)))
+    }
+
     fn is_workgroup(&self, v: ValueId) -> bool {
         syncopt_targets::value_space(self.k, v, 0) == Some(Space::Workgroup)
     }
@@ -1006,7 +1026,11 @@ impl<'k> Checker<'k> {
                         },
                     }
                 }
-                let region = if idx.params.is_empty() && self.threads <= MAX_THREADS {
+                // The words an index names, wherever they fall: past the end of its view or
+                // slot (into the bytes after it), or before its start; words before the root
+                // buffer's start are taken as its first ones. Unknown variables count with
+                // every value their loop gives them; with none known, the whole root.
+                let region = if self.threads <= MAX_THREADS {
                     // Only the threads that can run the access touch words (a divergent
                     // `if tid < C` narrows them).
                     let (t0, t1) = meet((0, self.threads.max(1) as i64), self.tids);
@@ -1016,20 +1040,44 @@ impl<'k> Checker<'k> {
                         (0, self.threads.max(1) as i64 - 1)
                     };
                     let (w0, w1) = (
-                        idx.c.wrapping_add(idx.a.wrapping_mul(first)),
-                        idx.c.wrapping_add(idx.a.wrapping_mul(last)),
+                        idx.c as i128 + idx.a as i128 * first as i128,
+                        idx.c as i128 + idx.a as i128 * last as i128,
                     );
-                    let (wmin, wmax) = (w0.min(w1), w0.max(w1));
-                    if wmin < 0 {
-                        r
-                    } else {
-                        Region {
+                    let mut span = Some((w0.min(w1), w0.max(w1)));
+                    for &(v, coef) in &idx.params {
+                        span = match (span, self.iv_range(ValueId::new(v as usize))) {
+                            (Some((a, b)), Some((x0, x1))) => {
+                                let (p0, p1) =
+                                    (coef as i128 * x0 as i128, coef as i128 * x1 as i128);
+                                Some((a + p0.min(p1), b + p0.max(p1)))
+                            }
+                            _ => None,
+                        };
+                    }
+                    match span {
+                        Some((wmin, wmax)) if wmax >= 0 && wmax < (u64::MAX / 8) as i128 => {
+                            Region {
+                                root: r.root,
+                                lo: wmin.max(0) as u64 * 4,
+                                hi: wmax as u64 * 4 + 4,
+                                fuzzy: false,
+                                anchor: NO_ANCHOR,
+                            }
+                        }
+                        Some((_, wmax)) if wmax < 0 => Region {
                             root: r.root,
-                            lo: wmin as u64 * 4,
-                            hi: wmax as u64 * 4 + 4,
+                            lo: 0,
+                            hi: 4,
                             fuzzy: false,
                             anchor: NO_ANCHOR,
-                        }
+                        },
+                        _ => Region {
+                            root: r.root,
+                            lo: 0,
+                            hi: u64::MAX,
+                            fuzzy: false,
+                            anchor: NO_ANCHOR,
+                        },
                     }
                 } else {
                     r
