@@ -1297,7 +1297,8 @@ fn make_desc(
             if let Some((w0, w1)) = threads.and_then(|t| index_words(k, e, t)) {
                 let huge = w1 >= (u64::MAX / 8) as i128;
                 in_slot = w0 >= 0 && !huge;
-                for r in &mut regions {
+                let bases: Vec<Option<u64>> = lane.as_ref().map_or(Vec::new(), |l| l.bases.clone());
+                for (i, r) in regions.iter_mut().enumerate() {
                     // The verifier does not bound the words of an aliasing buffer by thread.
                     r.local = None;
                     if huge {
@@ -1305,11 +1306,20 @@ fn make_desc(
                     } else if w1 >= 0 {
                         reach(r, 4 * w1 as u64 + 4);
                     }
-                    // Negative words lie before the start of the view.
+                    // Negative words lie before the start of the view; from a known start,
+                    // the last word still bounds the bytes.
                     if let (true, Some((a, b))) = (w0 < 0, r.range) {
                         let back =
                             u64::try_from(w0.unsigned_abs().saturating_mul(4)).unwrap_or(u64::MAX);
-                        r.range = Some((a.saturating_sub(back), b));
+                        let end = match (bases.get(i).copied().flatten(), huge) {
+                            (Some(base), false) if base == a => {
+                                let last = base as i128 + 4 * w1 + 4;
+                                b.min(u64::try_from(last.max(0)).unwrap_or(b))
+                            }
+                            _ => b,
+                        };
+                        let start = a.saturating_sub(back);
+                        r.range = Some((start, end.max(start)));
                         drop_slot(r);
                     }
                     if in_slot {

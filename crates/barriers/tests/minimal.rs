@@ -387,6 +387,22 @@ kernel @handle_words(%n) waves 4 {{
     assert!(between(&text, "w1", "w2"), "{text}");
 }
 
+/// Words before a view's start (gfx950 `gen --executable` seeds 31, 60: 256 threads run an
+/// index written for 128): "st" writes words `127 - tid`, 127 down to 0 and then before %A;
+/// its last word still bounds the bytes it touches, [0, 512), which "rd" of [512, 1024) does
+/// not meet. Reading from byte 256 it does: one barrier.
+#[test]
+fn negative_words_end_at_their_last_word() {
+    let src = |lo: u32| {
+        format!(
+            "target gfx950\n\nkernel @k waves 4 {{\n  %A = buffer workgroup 1024\n  op \"st\" write %A[-tid + 127]\n  op \"rd\" read %A[{lo}:1024]\n}}\n"
+        )
+    };
+    let text = inserted(&src(512), Target::Gfx950);
+    assert!(!text.contains("barrier"), "{text}");
+    assert_minimal(&src(256), Target::Gfx950, 1);
+}
+
 /// Per-thread words through a rotating handle whose index moves with the loop's induction
 /// variable (`gen --executable` seed 198 on sm_90, minimized): "st" writes word
 /// `tid + 32 %i + 40` of %A, "cp" the same word of `%cur` (%A or %D): in one iteration each
