@@ -234,6 +234,8 @@ pub struct Accesses {
     pub iv_forms: Vec<Vec<IvForms>>,
     /// `exact_ivs` of the kernel, once `bind_parity` or `bind_first_ivs` needed it.
     exact: Option<BTreeMap<ValueId, (StmtId, i64, i64, u64)>>,
+    /// `exact_loops` of the kernel, once made (a walk over every statement).
+    rotating: std::sync::OnceLock<BTreeMap<StmtId, u64>>,
 }
 
 /// A descriptor in each iteration of one exact loop: `forms[k]` is it with the induction
@@ -347,6 +349,7 @@ impl Accesses {
             by_stmt: vec![Vec::new(); k.stmts.len()],
             ..Accesses::default()
         };
+        let _ = out.rotating.set(exact.clone());
         if parts.len() == 1 {
             let Some(p) = parts.into_iter().next() else {
                 return out;
@@ -394,7 +397,7 @@ impl Accesses {
         if !self.descs.iter().any(|d| d.bind.is_some()) {
             return;
         }
-        let exact = exact_loops(k);
+        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
         // Every (descriptor, loop, first/last iteration, iteration) to bind, in the order
         // their forms are interned.
         let mut tasks: Vec<(usize, StmtId, usize, u64)> = Vec::new();
@@ -550,7 +553,7 @@ impl Accesses {
     /// only. The rebound descriptors are new ones (never shared with an access that is not
     /// rebound); returns each with the descriptor it replaces, sorted.
     pub fn bind_parity(&mut self, k: &Kernel) -> Vec<(u32, u32)> {
-        let exact = exact_loops(k);
+        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
         let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
         {
             let mut r = Resolver::new(k, &exact);
@@ -788,20 +791,11 @@ impl Accesses {
         let empty = add(&mut self.descs, &mut self.binds, empty_desc());
         self.iv_forms.resize(self.descs.len(), Vec::new());
         // Async copies through a handle stay compared unbound (async-waits takes them as
-        // anywhere in their root buffers): no per-iteration forms for them.
-        let mut is_async = vec![false; n0];
-        for a in &self.accesses {
-            if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
-                if op.asynchronous.is_some() {
-                    if let Some(x) = is_async.get_mut(a.desc as usize) {
-                        *x = true;
-                    }
-                }
-            }
-        }
-        let rotating = exact_loops(k);
-        // One resolver per (loop, iteration), its handles bound to that iteration's values.
-        let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        // anywhere in their root buffers): no per-iteration forms for them. Both tables are
+        // made when a descriptor through an unrolled loop's handles first needs them.
+        let mut is_async: Vec<bool> = Vec::new();
+        let rotating = self.rotating.get_or_init(|| exact_loops(k)).clone();
+        let mut resolvers: BTreeMap<StmtId, Resolver> = BTreeMap::new();
         let mut q = 0;
         while q < self.descs.len() {
             let d = q;
@@ -819,21 +813,52 @@ impl Accesses {
                     .regions
                     .iter()
                     .any(|r| r.handle.is_some_and(|h| h.0 == lp));
-                if self.descs.len() - n0 > budget
-                    || (through
-                        && (desc.bind.is_none()
-                            || is_async.get(d).copied().unwrap_or(true)
-                            || !rotating.contains_key(&lp)))
-                {
+                if self.descs.len() - n0 > budget || (through && desc.bind.is_none()) {
                     continue;
                 }
+                if through {
+                    if is_async.is_empty() {
+                        is_async = vec![false; n0];
+                        for a in &self.accesses {
+                            if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
+                                if op.asynchronous.is_some() {
+                                    if let Some(x) = is_async.get_mut(a.desc as usize) {
+                                        *x = true;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if is_async.get(d).copied().unwrap_or(true) || !rotating.contains_key(&lp) {
+                        continue;
+                    }
+                }
+                let desc = &self.descs[d];
                 let mask = desc
                     .only
                     .iter()
                     .find(|o| o.0 == iv)
                     .map_or(u64::MAX, |o| o.1);
+                // Through the handles alone (the variable in no index, no condition): the
+                // forms repeat with the handles' rotation, so one period of them is made.
+                let period = if through && !uses_iv(desc, iv) {
+                    let r = resolvers
+                        .entry(lp)
+                        .or_insert_with(|| Resolver::new(k, &rotating));
+                    match &k.stmts[lp].kind {
+                        StmtKind::For(f) => r.rotation(lp, f).map_or(n, |(orbits, _, _)| {
+                            orbits
+                                .iter()
+                                .fold(1u64, |q, o| lcm(q, o.len().max(1) as u64))
+                                .min(n)
+                        }),
+                        _ => n,
+                    }
+                } else {
+                    n
+                };
                 let mut fixed = Vec::with_capacity(n as usize);
-                for it in 0..n {
+                for it in 0..period {
                     if mask & (1 << it) == 0 {
                         fixed.push(None);
                         continue;
@@ -843,11 +868,16 @@ impl Accesses {
                         .and_then(|y| y.checked_add(lo));
                     let bound = match (through, x) {
                         (true, Some(x)) => {
-                            let r = resolvers.entry((lp, it)).or_insert_with(|| {
-                                let mut r = Resolver::new(k, &rotating);
+                            // One resolver per loop (its rotation does not depend on the
+                            // iteration); what it resolved under another iteration is
+                            // forgotten.
+                            let r = resolvers
+                                .entry(lp)
+                                .or_insert_with(|| Resolver::new(k, &rotating));
+                            if r.fix != Some((lp, it)) {
+                                r.memo.clear();
                                 r.fix = Some((lp, it));
-                                r
-                            });
+                            }
                             handles_in_iteration(k, desc, r, iv, x)
                         }
                         _ => None,
@@ -860,16 +890,17 @@ impl Accesses {
                         None => break,
                     }
                 }
-                if fixed.len() != n as usize {
+                if fixed.len() != period as usize {
                     continue;
                 }
-                let forms: Vec<u32> = fixed
+                let one: Vec<u32> = fixed
                     .into_iter()
                     .map(|f| match f {
                         Some(f) => add(&mut self.descs, &mut self.binds, f),
                         None => EMPTY_FORM,
                     })
                     .collect();
+                let forms: Vec<u32> = (0..n as usize).map(|it| one[it % one.len()]).collect();
                 self.iv_forms.resize(self.descs.len(), Vec::new());
                 let bound = |f: u32| if f == EMPTY_FORM { empty } else { f };
                 let (first, last) = (bound(forms[0]), bound(forms[n as usize - 1]));
@@ -1970,6 +2001,30 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     }
     out.only.retain(|o| o.0 != iv);
     Some(out)
+}
+
+/// Whether `d`'s address or conditions name induction variable `iv` itself (not only
+/// through a handle of its loop).
+fn uses_iv(d: &Desc, iv: ValueId) -> bool {
+    let var = Var::Value(iv);
+    d.only.iter().any(|o| o.0 == iv)
+        || d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
+        || d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
+        || d.regions.iter().any(|r| {
+            r.slot.as_ref().is_some_and(|s| s.index.coef(var) != 0)
+                || r.over.as_ref().is_some_and(|s| s.index.coef(var) != 0)
+        })
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    a / gcd(a, b).max(1) * b
 }
 
 /// `d` with the handles of the loop `r` is fixed to bound to their values in that iteration
