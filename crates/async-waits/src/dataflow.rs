@@ -9,7 +9,7 @@
 //! counter's maximum + 1, so the lattice is finite.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::fxhash::FxMap as HashMap;
 
@@ -39,7 +39,7 @@ pub struct Need {
     /// (-1: a cp.async copy not yet committed to a group).
     pub min: BTreeMap<Counter, i32>,
     /// (copy, consumer) pairs behind this need, for `--explain`.
-    /// Sorted, at most `COVERS_MAX` (the first ones found).
+    /// Sorted, at most `COVERS_MAX` (the smallest ones).
     pub covers: Vec<(StmtId, StmtId)>,
 }
 
@@ -530,6 +530,7 @@ pub struct OpInfo {
     pub counter: Option<Counter>,
 }
 
+#[derive(Clone)]
 pub struct Analysis<'a> {
     pub k: &'a Kernel,
     pub mem: &'a Memory,
@@ -541,7 +542,7 @@ pub struct Analysis<'a> {
     exit_cache: HashMap<(StmtId, u32), u32>,
     enter_cache: HashMap<(StmtId, u32), u32>,
     /// Per statement (by index): facts of the ops.
-    pub ops: Rc<Vec<Option<OpInfo>>>,
+    pub ops: Arc<Vec<Option<OpInfo>>>,
     pub config: Config,
     pub needs: BTreeMap<Site, Need>,
     /// (copy, consumer) pairs reached by another wave with no barrier in between, whether
@@ -638,6 +639,7 @@ type FrameKey = (
 type MemoKey = (StmtId, bool);
 
 /// One evaluation of a loop: its context and what it did.
+#[derive(Clone)]
 struct LoopRun {
     hash: u64,
     st: State,
@@ -697,7 +699,7 @@ impl<'a> Analysis<'a> {
             back_cache: HashMap::default(),
             exit_cache: HashMap::default(),
             enter_cache: HashMap::default(),
-            ops: Rc::new(Vec::new()),
+            ops: Arc::new(Vec::new()),
             config: Config::new(),
             needs: BTreeMap::new(),
             unpublished: BTreeSet::new(),
@@ -818,7 +820,7 @@ impl<'a> Analysis<'a> {
             raws[s.index()] = raw;
         }
         a.raw = raws;
-        a.ops = Rc::new(infos);
+        a.ops = Arc::new(infos);
         let mut quiet = vec![false; k.stmts.len()];
         quiet_block(k, k.body, &a.ops, &mut quiet);
         a.quiet = quiet;
@@ -1807,7 +1809,7 @@ impl<'a> Analysis<'a> {
         if st.is_empty() {
             return;
         }
-        let ops = Rc::clone(&self.ops);
+        let ops = Arc::clone(&self.ops);
         let Some(info) = ops.get(s.index()).and_then(|o| o.as_ref()) else {
             return;
         };
@@ -1871,9 +1873,12 @@ impl<'a> Analysis<'a> {
         let n = self.needs.entry(site).or_default();
         let m = n.min.entry(counter).or_insert(c);
         *m = (*m).min(c);
-        if n.covers.len() < COVERS_MAX {
-            if let Err(i) = n.covers.binary_search(&(copy, consumer)) {
+        // The smallest pairs, whatever order they are found in (the second settling thread
+        // finds them in another).
+        if let Err(i) = n.covers.binary_search(&(copy, consumer)) {
+            if i < COVERS_MAX {
                 n.covers.insert(i, (copy, consumer));
+                n.covers.truncate(COVERS_MAX);
             }
         }
     }
@@ -1925,7 +1930,7 @@ impl<'a> Analysis<'a> {
     }
 
     fn issue(&mut self, s: StmtId, st: &mut State) {
-        let ops = Rc::clone(&self.ops);
+        let ops = Arc::clone(&self.ops);
         let Some(info) = ops.get(s.index()).and_then(|o| o.as_ref()) else {
             return;
         };

@@ -51,6 +51,26 @@ pub fn run_unmemoized(kernel: &mut Kernel, target: Target, opts: &InsertOptions)
     run_impl(kernel, target, opts, true, false)
 }
 
+/// The pass with the segments settled on two threads (`on`) at any size, or on one: what
+/// `run` computes. For the tests that check that the second thread changes nothing.
+#[doc(hidden)]
+pub fn run_lanes(
+    kernel: &mut Kernel,
+    target: Target,
+    opts: &InsertOptions,
+    on: bool,
+) -> PassReport {
+    LANES.with(|l| l.set(Some(on)));
+    let r = run_impl(kernel, target, opts, true, true);
+    LANES.with(|l| l.set(None));
+    r
+}
+
+thread_local! {
+    /// `run_lanes`' choice, over `lanes_wanted`'s own.
+    static LANES: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
 fn run_impl(
     kernel: &mut Kernel,
     target: Target,
@@ -87,22 +107,15 @@ fn run_impl(
     // local and the pass linear in the kernel's size.
     let order = walk_order(kernel);
     let threads = mem.threads;
-    // The warning check below needs the barrier pass's access descriptors; on a large kernel
-    // they are collected on a second thread while the segments are settled.
     let k: &Kernel = kernel;
-    let two =
-        k.stmts.len() >= PAR_MIN && std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
-    let (settled, acc) = if two {
-        std::thread::scope(|sc| {
-            let h =
-                sc.spawn(|| Accesses::collect_with_threads(k, (threads > 0).then_some(threads)));
-            let r = settle(&mut an, k, target, &order, cut);
-            (r, h.join().ok())
-        })
-    } else {
-        (settle(&mut an, k, target, &order, cut), None)
-    };
-    let (sound, final_needs, unpublished) = settled;
+    // The warning check below needs the barrier pass's access descriptors when some copy is
+    // used unpublished: on a large kernel they are collected on the second thread beside the
+    // segments (see `settle`), on a small one only when needed.
+    let collect = || Accesses::collect_with_threads(k, (threads > 0).then_some(threads));
+    let big = k.stmts.len() >= PAR_MIN;
+    let ((sound, final_needs, unpublished), acc) =
+        settle(&mut an, k, target, &order, cut, big.then_some(&collect));
+    let acc = acc.or_else(|| (!unpublished.is_empty()).then(collect));
     if dbg {
         eprintln!("aw: segments done {:?}", t0.elapsed());
         eprintln!(
@@ -211,25 +224,173 @@ type Settled = (
 );
 
 /// Settles every segment in order, each from the state the ones before it leave.
-fn settle(an: &mut Analysis, k: &Kernel, target: Target, order: &[usize], cut: bool) -> Settled {
-    let mut sound = Config::new();
-    let mut final_needs: BTreeMap<StmtId, Need> = BTreeMap::new();
-    let mut unpublished: BTreeSet<(StmtId, StmtId, Reach, bool)> = BTreeSet::new();
-    let mut st = State::new();
+///
+/// Large kernels use a second thread: it settles the later segments from a cut with nothing
+/// in flight assumed, with its own copy of the analysis, while this thread settles the
+/// earlier ones and then goes on until it reaches a cut where both it and the second thread
+/// had nothing in flight; from there on the second thread's results are what this one would
+/// find (a segment's settling depends on its statements and entry state alone). The output
+/// is the same bytes either way (`SYNCOPT_AW_THREADS=1` turns it off; tests/segments.rs).
+fn settle(
+    an: &mut Analysis,
+    k: &Kernel,
+    target: Target,
+    order: &[usize],
+    cut: bool,
+    collect: Option<&(dyn Fn() -> Accesses + Sync)>,
+) -> (Settled, Option<Accesses>) {
+    let mut acc: Settled = (Config::new(), BTreeMap::new(), BTreeSet::new());
+    let take = |acc: &mut Settled, out: (Config, BTreeMap<StmtId, Need>, UnpubSet)| {
+        acc.0.extend(out.0);
+        acc.1.extend(out.1);
+        acc.2.extend(out.2);
+    };
     let segs = if cut {
         segments(k)
     } else {
         vec![k.blocks[k.body].stmts.clone()]
     };
-    for seg in segs {
-        let out = solve(an, &seg, st, target, order);
-        sound.extend(out.sound);
-        final_needs.extend(out.needs);
-        unpublished.extend(out.unpublished);
-        st = out.end;
+    let m = if cut && lanes_wanted(k) {
+        lane_split(k, &segs)
+    } else {
+        segs.len()
+    };
+    let mut st = State::new();
+    if m >= segs.len() {
+        let two =
+            collect.is_some() && std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
+        return std::thread::scope(|sc| {
+            let h = collect
+                .filter(|_| two)
+                .and_then(|c| std::thread::Builder::new().spawn_scoped(sc, c).ok());
+            for seg in &segs {
+                let out = solve(an, seg, st, target, order);
+                st = out.end;
+                take(&mut acc, (out.sound, out.needs, out.unpublished));
+            }
+            let accesses = h.and_then(|h| h.join().ok());
+            (acc, accesses)
+        });
     }
-    (sound, final_needs, unpublished)
+    let t0 = std::time::Instant::now();
+    let mut later = an.clone();
+    let t_clone = t0.elapsed();
+    let (first, second) = std::thread::scope(|sc| {
+        let h = std::thread::Builder::new().spawn_scoped(sc, || {
+            let mut st = State::new();
+            let mut outs = Vec::with_capacity(segs.len() - m);
+            for seg in &segs[m..] {
+                let empty = st.is_empty();
+                let out = solve(&mut later, seg, st, target, order);
+                st = out.end;
+                outs.push((empty, (out.sound, out.needs, out.unpublished)));
+            }
+            if std::env::var_os("SYNCOPT_AW_DEBUG").is_some() {
+                eprintln!("aw: second thread done at {:?}", t0.elapsed());
+            }
+            let (runs, visits, max_state) = (later.runs, later.visits, later.max_state);
+            drop(later);
+            (outs, runs, visits, max_state, collect.map(|c| c()))
+        });
+        let mut mine = Vec::with_capacity(m);
+        for seg in &segs[..m] {
+            let out = solve(an, seg, std::mem::take(&mut st), target, order);
+            st = out.end;
+            mine.push((out.sound, out.needs, out.unpublished));
+        }
+        if std::env::var_os("SYNCOPT_AW_DEBUG").is_some() {
+            eprintln!(
+                "aw: first thread done at {:?} (copy {t_clone:?})",
+                t0.elapsed()
+            );
+        }
+        (mine, h.ok().and_then(|h| h.join().ok()))
+    });
+    for out in first {
+        take(&mut acc, out);
+    }
+    let (mut outs, accesses) = match second {
+        Some((outs, runs, visits, max_state, accesses)) => {
+            an.runs += runs;
+            an.visits += visits;
+            an.max_state = an.max_state.max(max_state);
+            (outs, accesses)
+        }
+        None => (Vec::new(), None),
+    };
+    let mut j = m;
+    while j < segs.len() {
+        if st.is_empty() && outs.get(j - m).is_some_and(|o| o.0) {
+            if std::env::var_os("SYNCOPT_AW_DEBUG").is_some() {
+                eprintln!(
+                    "aw: {} segments, second thread from {m}, taken over at {j} ({:?})",
+                    segs.len(),
+                    t0.elapsed()
+                );
+            }
+            for (_, out) in outs.drain(j - m..) {
+                take(&mut acc, out);
+            }
+            break;
+        }
+        let out = solve(an, &segs[j], st, target, order);
+        st = out.end;
+        take(&mut acc, (out.sound, out.needs, out.unpublished));
+        j += 1;
+    }
+    (acc, accesses)
 }
+
+type UnpubSet = BTreeSet<(StmtId, StmtId, Reach, bool)>;
+
+/// Whether settling may use a second thread: a large kernel, a second core, and no
+/// `SYNCOPT_AW_THREADS=1`.
+fn lanes_wanted(k: &Kernel) -> bool {
+    if let Some(on) = LANES.with(|l| l.get()) {
+        return on;
+    }
+    let off = std::env::var("SYNCOPT_AW_THREADS").is_ok_and(|v| v.trim() == "1");
+    let forced = std::env::var("SYNCOPT_AW_THREADS").is_ok_and(|v| v.trim() == "2");
+    !off && (forced
+        || (k.stmts.len() >= PAR_MIN
+            && std::thread::available_parallelism().map_or(1, |n| n.get()) > 1))
+}
+
+/// The segment the second thread starts at: where about `LANE_SHARE` percent of the
+/// statements (nested ones counted) lie before it (the first thread has a head start: the
+/// second begins after copying the analysis, and shares its core with the warning check's
+/// descriptor collection).
+fn lane_split(k: &Kernel, segs: &[Vec<StmtId>]) -> usize {
+    if segs.len() < 4 {
+        return segs.len();
+    }
+    let sizes: Vec<usize> = segs
+        .iter()
+        .map(|seg| {
+            let mut n = 0usize;
+            for &s in seg {
+                n += 1;
+                for b in k.stmts[s].kind.child_block_ids() {
+                    k.walk_block(b, &mut |_, _| n += 1);
+                }
+            }
+            n
+        })
+        .collect();
+    let total: usize = sizes.iter().sum();
+    let goal = total / 100 * LANE_SHARE;
+    let mut sum = 0usize;
+    for (i, n) in sizes.iter().enumerate() {
+        if sum >= goal {
+            return i.max(1);
+        }
+        sum += n;
+    }
+    segs.len()
+}
+
+/// Percent of the statements the first thread settles before it takes over the second's.
+const LANE_SHARE: usize = 65;
 
 /// The settled waits of one segment, with the demands and unpublished pairs found under them
 /// and the state they leave at the segment's end.

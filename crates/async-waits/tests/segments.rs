@@ -62,3 +62,55 @@ fn segments_change_nothing() {
     );
     assert!(compared >= seeds as usize);
 }
+
+/// Settling the later segments on a second thread (large kernels) must not change what the
+/// pass inserts either: forced at any size, it prints the same kernel with the same
+/// diagnostics, hazard count and `--explain` lists as one thread.
+#[test]
+fn second_thread_changes_nothing() {
+    let long = std::env::var("SYNCOPT_LONG").is_ok();
+    let seeds: u64 = if long { 120 } else { 8 };
+    let sizes: &[usize] = if long {
+        &[300, 2000, 6000]
+    } else {
+        &[300, 1500]
+    };
+    let targets = [Target::Gfx950, Target::Gfx1250, Target::Sm90];
+    let mut compared = 0;
+    let mut bad = Vec::new();
+    for (seed, ops, target, src) in generated(seeds, sizes, &targets) {
+        let Ok(file) = syncopt_ir::parse(&src) else {
+            continue;
+        };
+        for m in file.chunks {
+            for mut k in m.kernels {
+                let opts = InsertOptions::default();
+                if syncopt_barriers::run(&mut k, target, &opts).has_errors() {
+                    continue;
+                }
+                let mut a = k.clone();
+                let ra = syncopt_async_waits::run_lanes(&mut a, target, &opts, true);
+                let rb = syncopt_async_waits::run_lanes(&mut k, target, &opts, false);
+                let (pa, pb) = (syncopt_ir::print_kernel(&a), syncopt_ir::print_kernel(&k));
+                let da: Vec<String> = ra.diagnostics.iter().map(|d| d.message.clone()).collect();
+                let db: Vec<String> = rb.diagnostics.iter().map(|d| d.message.clone()).collect();
+                let ea: Vec<_> = ra
+                    .explain
+                    .iter()
+                    .map(|e| (e.stmt, e.covers.len()))
+                    .collect();
+                let eb: Vec<_> = rb
+                    .explain
+                    .iter()
+                    .map(|e| (e.stmt, e.covers.len()))
+                    .collect();
+                compared += 1;
+                if pa != pb || da != db || ra.hazards != rb.hazards || ea != eb {
+                    bad.push(format!("seed {seed}, {ops} ops, {target}"));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "two threads != one: {}", bad.join(", "));
+    assert!(compared >= seeds as usize);
+}
