@@ -9,6 +9,59 @@ use common::generated;
 use syncopt_analysis::InsertOptions;
 use syncopt_targets::Target;
 
+/// Runs shared-barriers, then `run` and `other` on copies of each generated kernel (named
+/// barriers on every other seed when `named`), and lists the kernels where the two differ in
+/// the printed kernel, the diagnostics, the hazard count or the `--explain` lists.
+fn differences(
+    seeds: u64,
+    sizes: &[usize],
+    targets: &[Target],
+    named: bool,
+    other: fn(&mut syncopt_ir::Kernel, Target, &InsertOptions) -> syncopt_analysis::PassReport,
+) -> (usize, Vec<String>) {
+    let mut compared = 0;
+    let mut bad = Vec::new();
+    for (seed, ops, target, src) in generated(seeds, sizes, targets) {
+        let Ok(file) = syncopt_ir::parse(&src) else {
+            continue;
+        };
+        for m in file.chunks {
+            for mut k in m.kernels {
+                let opts = InsertOptions {
+                    // Named barriers on every other kernel: several ids, no cuts at all.
+                    named_barriers: named && seed % 2 == 1,
+                    ..InsertOptions::default()
+                };
+                if syncopt_barriers::run(&mut k, target, &opts).has_errors() {
+                    continue;
+                }
+                let mut a = k.clone();
+                let ra = syncopt_async_waits::run(&mut a, target, &opts);
+                let rb = other(&mut k, target, &opts);
+                let (pa, pb) = (syncopt_ir::print_kernel(&a), syncopt_ir::print_kernel(&k));
+                let msgs = |r: &syncopt_analysis::PassReport| -> Vec<String> {
+                    r.diagnostics.iter().map(|d| d.message.clone()).collect()
+                };
+                let why = |r: &syncopt_analysis::PassReport| -> Vec<_> {
+                    r.explain
+                        .iter()
+                        .map(|e| (e.stmt, e.covers.clone()))
+                        .collect()
+                };
+                compared += 1;
+                if pa != pb
+                    || msgs(&ra) != msgs(&rb)
+                    || ra.hazards != rb.hazards
+                    || why(&ra) != why(&rb)
+                {
+                    bad.push(format!("seed {seed}, {ops} ops, {target}"));
+                }
+            }
+        }
+    }
+    (compared, bad)
+}
+
 #[test]
 fn segments_change_nothing() {
     let long = std::env::var("SYNCOPT_LONG").is_ok();
@@ -26,35 +79,13 @@ fn segments_change_nothing() {
         Target::Sm80,
         Target::Sm90,
     ];
-    let mut compared = 0;
-    let mut bad = Vec::new();
-    for (seed, ops, target, src) in generated(seeds, sizes, &targets) {
-        let Ok(file) = syncopt_ir::parse(&src) else {
-            continue;
-        };
-        for m in file.chunks {
-            for mut k in m.kernels {
-                let opts = InsertOptions {
-                    // Named barriers on every other kernel: several ids, no cuts at all.
-                    named_barriers: seed % 2 == 1,
-                    ..InsertOptions::default()
-                };
-                if syncopt_barriers::run(&mut k, target, &opts).has_errors() {
-                    continue;
-                }
-                let mut a = k.clone();
-                let ra = syncopt_async_waits::run(&mut a, target, &opts);
-                let rb = syncopt_async_waits::run_unsegmented(&mut k, target, &opts);
-                let (pa, pb) = (syncopt_ir::print_kernel(&a), syncopt_ir::print_kernel(&k));
-                let da: Vec<String> = ra.diagnostics.iter().map(|d| d.message.clone()).collect();
-                let db: Vec<String> = rb.diagnostics.iter().map(|d| d.message.clone()).collect();
-                compared += 1;
-                if pa != pb || da != db || ra.hazards != rb.hazards {
-                    bad.push(format!("seed {seed}, {ops} ops, {target}"));
-                }
-            }
-        }
-    }
+    let (compared, bad) = differences(
+        seeds,
+        sizes,
+        &targets,
+        true,
+        syncopt_async_waits::run_unsegmented,
+    );
     assert!(
         bad.is_empty(),
         "segmented != unsegmented: {}",
@@ -76,41 +107,10 @@ fn second_thread_changes_nothing() {
         &[300, 1500]
     };
     let targets = [Target::Gfx950, Target::Gfx1250, Target::Sm90];
-    let mut compared = 0;
-    let mut bad = Vec::new();
-    for (seed, ops, target, src) in generated(seeds, sizes, &targets) {
-        let Ok(file) = syncopt_ir::parse(&src) else {
-            continue;
-        };
-        for m in file.chunks {
-            for mut k in m.kernels {
-                let opts = InsertOptions::default();
-                if syncopt_barriers::run(&mut k, target, &opts).has_errors() {
-                    continue;
-                }
-                let mut a = k.clone();
-                let ra = syncopt_async_waits::run_lanes(&mut a, target, &opts, true);
-                let rb = syncopt_async_waits::run_lanes(&mut k, target, &opts, false);
-                let (pa, pb) = (syncopt_ir::print_kernel(&a), syncopt_ir::print_kernel(&k));
-                let da: Vec<String> = ra.diagnostics.iter().map(|d| d.message.clone()).collect();
-                let db: Vec<String> = rb.diagnostics.iter().map(|d| d.message.clone()).collect();
-                let ea: Vec<_> = ra
-                    .explain
-                    .iter()
-                    .map(|e| (e.stmt, e.covers.len()))
-                    .collect();
-                let eb: Vec<_> = rb
-                    .explain
-                    .iter()
-                    .map(|e| (e.stmt, e.covers.len()))
-                    .collect();
-                compared += 1;
-                if pa != pb || da != db || ra.hazards != rb.hazards || ea != eb {
-                    bad.push(format!("seed {seed}, {ops} ops, {target}"));
-                }
-            }
-        }
-    }
+    let two = |k: &mut syncopt_ir::Kernel, t: Target, o: &InsertOptions| {
+        syncopt_async_waits::run_lanes(k, t, o, true)
+    };
+    let (compared, bad) = differences(seeds, sizes, &targets, false, two);
     assert!(bad.is_empty(), "two threads != one: {}", bad.join(", "));
     assert!(compared >= seeds as usize);
 }
