@@ -71,18 +71,10 @@ fn segments_change_nothing() {
     } else {
         &[200, 800]
     };
-    let targets = [
-        Target::Gfx950,
-        Target::Gfx942,
-        Target::Gfx1200,
-        Target::Gfx1250,
-        Target::Sm80,
-        Target::Sm90,
-    ];
     let (compared, bad) = differences(
         seeds,
         sizes,
-        &targets,
+        Target::GPUS,
         true,
         syncopt_async_waits::run_unsegmented,
     );
