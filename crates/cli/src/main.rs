@@ -127,10 +127,11 @@ enum Cmd {
         /// Random seed: the same seed gives the same kernel.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Target of the generated kernel.
-        #[arg(long, default_value = "gfx950")]
-        target: String,
-        /// Only accesses with concrete per-thread indices, runnable by 'run' and 'emit'.
+        /// Target of the generated kernel [default: gfx950; sm_90 with --executable].
+        #[arg(long)]
+        target: Option<String>,
+        /// Only accesses with concrete per-thread indices, runnable by 'run' and 'emit':
+        /// NVIDIA kernels (cp.async, CUDA emission), for sm_80 or sm_90.
         #[arg(long)]
         executable: bool,
         #[command(flatten)]
@@ -472,13 +473,28 @@ fn cmd_check(input: &Input) -> CmdResult {
     Ok(())
 }
 
-fn cmd_gen(ops: usize, seed: u64, target: &str, executable: bool, out: &Output) -> CmdResult {
-    let target = Target::from_name(target).ok_or_else(|| {
+fn cmd_gen(
+    ops: usize,
+    seed: u64,
+    target: Option<&str>,
+    executable: bool,
+    out: &Output,
+) -> CmdResult {
+    let name = target.unwrap_or(if executable { "sm_90" } else { "gfx950" });
+    let target = Target::from_name(name).ok_or_else(|| {
         Fail::Usage(format!(
-            "unknown target '{target}'; expected one of {}",
+            "unknown target '{name}'; expected one of {}",
             Target::names()
         ))
     })?;
+    // Executable kernels use cp.async and are emitted as CUDA: asking for another target
+    // would silently get sm_90.
+    if executable && target.family() != syncopt_targets::Family::Nvidia {
+        return Err(Fail::Usage(format!(
+            "--executable generates NVIDIA kernels (cp.async, CUDA emission): use --target \
+             sm_80 or sm_90, not '{name}'"
+        )));
+    }
     let opts = syncopt_gen::GenOptions {
         ops,
         seed,
@@ -799,7 +815,7 @@ fn main() -> ExitCode {
             target,
             executable,
             out,
-        } => cmd_gen(*ops, *seed, target, *executable, out),
+        } => cmd_gen(*ops, *seed, target.as_deref(), *executable, out),
         Cmd::Insert {
             input,
             out,

@@ -133,6 +133,28 @@ fn unknown_target_is_a_usage_error() {
     assert!(stderr(&o).contains("unknown target 'gfx9000'"));
 }
 
+/// `gen --executable` makes NVIDIA kernels: without `--target` they are sm_90, and an AMD
+/// target is refused rather than silently replaced.
+#[test]
+fn executable_gen_is_nvidia_only() {
+    let o = run(&["gen", "--executable", "--ops", "10"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\ntarget sm_90\n"));
+    let o = run(&["gen", "--executable", "--ops", "10", "--target", "sm_80"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\ntarget sm_80\n"));
+    let o = run(&["gen", "--executable", "--target", "gfx950"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("use --target sm_80 or sm_90, not 'gfx950'"),
+        "{}",
+        stderr(&o)
+    );
+    // Without --executable the default stays gfx950.
+    let o = run(&["gen", "--ops", "10"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("target gfx950\n"));
+}
+
 #[test]
 fn unknown_target_in_the_file_is_a_program_error() {
     let d = scratch("filetarget");
