@@ -544,6 +544,104 @@ impl Accesses {
         }
     }
 
+    /// The ops that run only in iterations of one residue of a loop with rotating handles
+    /// (inside `if uniform (%i + c) mod m == r`, as `bind_parity` finds them): (op, loop,
+    /// residue of the iteration number modulo the handles' period, that period). What such an
+    /// op leaves pending meets the loop's next iteration with its handles one step further
+    /// (`residue_forms`). Used by the barrier pass only.
+    pub fn residue_ops(&self, k: &Kernel) -> Vec<(StmtId, StmtId, u64, u64)> {
+        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
+        let mut r = Resolver::new(k, &exact);
+        let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
+        parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut fixes);
+        let mut out = Vec::new();
+        for (op, lp, it) in fixes {
+            let StmtKind::For(f) = &k.stmts[lp].kind else {
+                continue;
+            };
+            let Some((orbits, _, _)) = r.rotation(lp, f) else {
+                continue;
+            };
+            let q = orbits
+                .iter()
+                .fold(1u64, |q, o| lcm(q, o.len().max(1) as u64));
+            if (1..=64).contains(&q) {
+                out.push((op, lp, it % q, q));
+            }
+        }
+        out
+    }
+
+    /// For each descriptor through the rotating handles of one of `loops` (loop, period):
+    /// its form in each residue of the iteration number, the handles bound to that residue's
+    /// values (as `bind_parity` binds them), keyed by (descriptor, loop index, residue). Used
+    /// by the barrier pass for the accesses an op of `residue_ops` meets in the next
+    /// iteration. Sorted by key.
+    pub fn residue_forms(
+        &mut self,
+        k: &Kernel,
+        loops: &[(StmtId, u64)],
+    ) -> Vec<((u32, u32, u32), u32)> {
+        let mut out: Vec<((u32, u32, u32), u32)> = Vec::new();
+        if loops.is_empty() {
+            return out;
+        }
+        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
+        if self.binds.len() < self.descs.len() {
+            self.binds.resize(self.descs.len(), Vec::new());
+        }
+        let n0 = self.descs.len();
+        let mut intern: FxMap<Desc, u32> = FxMap::default();
+        let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        for d in 0..n0 {
+            let Some(src) = self.descs[d].bind.as_deref().cloned() else {
+                continue;
+            };
+            for &(lp, q) in loops {
+                if !self.descs[d]
+                    .regions
+                    .iter()
+                    .any(|r| r.handle.is_some_and(|h| h.0 == lp))
+                {
+                    continue;
+                }
+                let mode = self.descs[d].mode;
+                for res in 0..q {
+                    let r = resolvers.entry((lp, res)).or_insert_with(|| {
+                        let mut r = Resolver::new(k, &exact);
+                        r.fix = Some((lp, res));
+                        r
+                    });
+                    let regions = r.regions(src.value);
+                    if regions.is_empty() || r.unbound {
+                        r.unbound = false;
+                        continue;
+                    }
+                    let mut nd = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
+                    if nd.regions.iter().any(|g| g.handle.is_some()) {
+                        nd.bind = Some(Box::new(src.clone()));
+                    }
+                    let id = match intern.get(&nd) {
+                        Some(&id) => id,
+                        None => {
+                            let id = self.descs.len() as u32;
+                            intern.insert(nd.clone(), id);
+                            self.descs.push(nd);
+                            self.binds.push(Vec::new());
+                            id
+                        }
+                    };
+                    out.push(((d as u32, lp.index() as u32, res as u32), id));
+                }
+            }
+        }
+        if self.iv_forms.len() < self.descs.len() {
+            self.iv_forms.resize(self.descs.len(), Vec::new());
+        }
+        out.sort_unstable();
+        out
+    }
+
     /// Inside a uniform `if` whose condition is on the induction variable of a loop with
     /// rotating handles alone, modulo a constant (`(%i + 1) mod 2 == 0`), with a constant
     /// lower bound: where the branch runs only in iterations in which every handle of the

@@ -107,7 +107,14 @@ struct Key {
     /// trips; see `State::join_carried`) to its first iteration's handles: the current point
     /// is in its second iteration, the last one when the trip count is 2.
     back: bool,
+    /// The residue (modulo its handles' period) of the iteration of the innermost loop
+    /// around the current point, when the path from the access tells it (the access ran in
+    /// a branch of `if uniform %i mod m == r`, see `Accesses::residue_ops`); `NO_RES` else.
+    res: u8,
 }
+
+/// `Key::res` when the residue is not known.
+const NO_RES: u8 = u8::MAX;
 
 /// Pending accesses: key -> (newest stamp, newest access with that key).
 #[derive(Clone, Debug, Default)]
@@ -244,7 +251,8 @@ impl State {
                 | k.carried as u64
                 | ((k.tag as u64) << 40)
                 | ((k.first as u64) << 7)
-                | ((k.back as u64) << 6);
+                | ((k.back as u64) << 6)
+                | ((k.res as u64) << 32);
             h1 = (h1 ^ x).wrapping_mul(0x0000_0100_0000_01b3);
             h2 = (h2.rotate_left(5) ^ x).wrapping_mul(0xff51_afd7_ed55_8ccd);
         }
@@ -263,6 +271,7 @@ impl State {
         acc: &Accesses,
         iv: ValueId,
         first: Option<(StmtId, &[bool])>,
+        period: Option<u8>,
     ) {
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
         let bind = |k: &Key| -> Option<u32> {
@@ -282,6 +291,7 @@ impl State {
             (b != k.desc).then_some(b)
         };
         if first.is_none()
+            && period.is_none()
             && !o
                 .m
                 .keys()
@@ -306,6 +316,10 @@ impl State {
                 k.back = true;
             }
             k.first = false;
+            // The next iteration's residue (this loop is the innermost one with handles).
+            if let (Some(q), true) = (period, k.res != NO_RES) {
+                k.res = ((k.res as u16 + 1) % q.max(1) as u16) as u8;
+            }
             if dep(&k) {
                 let only = acc.descs[k.desc as usize].ivs.len() == 1;
                 k.carried = if only && k.carried == 0 { 1 } else { 2 };
@@ -326,6 +340,7 @@ impl State {
                 Key {
                     first: true,
                     back: false,
+                    res: NO_RES,
                     ..*k
                 },
                 s,
@@ -349,7 +364,7 @@ impl State {
         if !self
             .m
             .keys()
-            .any(|k| k.first || k.back || bind(k).is_some())
+            .any(|k| k.first || k.back || k.res != NO_RES || bind(k).is_some())
         {
             return;
         }
@@ -357,6 +372,7 @@ impl State {
         for &(mut k, (s, a)) in &old {
             k.first = false;
             k.back = false;
+            k.res = NO_RES;
             if let Some(d) = bind(&k) {
                 k.desc = d;
             }
@@ -447,6 +463,14 @@ struct Ctx<'k> {
     span: Vec<(u32, u32)>,
     /// Memoize what-if runs (`Sim::memo_run`); off only in tests that compare with it.
     memo: bool,
+    /// Per statement (empty when none): for an op that runs in one residue of its innermost
+    /// loop with handles (`Accesses::residue_ops`), that residue (`Key::res`); `NO_RES` else.
+    op_res: Vec<u8>,
+    /// Those loops with their handles' periods, sorted.
+    res_loops: Vec<(StmtId, u8)>,
+    /// (descriptor, loop index, residue) -> the descriptor with that loop's handles bound to
+    /// that residue's values (`Accesses::residue_forms`), sorted.
+    res_forms: Vec<((u32, u32, u32), u32)>,
 }
 
 thread_local! {
@@ -543,6 +567,22 @@ impl<'k> Ctx<'k> {
         let mut acc = acc;
         let rebound = acc.bind_parity(k);
         let first_ivs = acc.bind_first_ivs(k);
+        // Ops confined to one residue of a loop with handles, and the loops' other accesses
+        // in each residue (what such an op meets in the next iteration).
+        let res_ops = acc.residue_ops(k);
+        let mut res_loops: Vec<(StmtId, u8)> = res_ops
+            .iter()
+            .filter_map(|&(_, lp, _, q)| u8::try_from(q).ok().map(|q| (lp, q)))
+            .collect();
+        res_loops.sort_unstable();
+        res_loops.dedup();
+        let res_forms = acc.residue_forms(
+            k,
+            &res_loops
+                .iter()
+                .map(|&(lp, q)| (lp, q as u64))
+                .collect::<Vec<_>>(),
+        );
         let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
         for (new, old) in rebound {
             unbound_of[new as usize] = old;
@@ -580,6 +620,9 @@ impl<'k> Ctx<'k> {
             async_loose: Vec::new(),
             unbound_of,
             first_ivs,
+            op_res: Vec::new(),
+            res_loops,
+            res_forms,
             // Only AMD waves are lockstep (see `Target::lockstep_threads`).
             wave: target.lockstep_threads(),
             threads,
@@ -659,6 +702,24 @@ impl<'k> Ctx<'k> {
         }
         c.inner_loop = inner_loops(k, &loop_binds);
         c.loop_binds = loop_binds;
+        if !res_ops.is_empty() {
+            // Only where the loop is the innermost one with handles around the op (the one
+            // `Key::res` follows).
+            let mut block_of = vec![u32::MAX; k.stmts.len()];
+            for (b, d) in k.blocks.iter() {
+                for &x in &d.stmts {
+                    block_of[x.index()] = b.index() as u32;
+                }
+            }
+            let mut op_res = vec![NO_RES; k.stmts.len()];
+            for &(op, lp, it, _) in &res_ops {
+                let b = block_of[op.index()];
+                if b != u32::MAX && c.inner_loop[b as usize] == lp.index() as u32 {
+                    op_res[op.index()] = it as u8;
+                }
+            }
+            c.op_res = op_res;
+        }
         let mut async_desc = vec![false; c.acc.descs.len()];
         let mut async_loose = vec![false; c.acc.descs.len()];
         for a in &c.acc.accesses {
@@ -796,10 +857,25 @@ impl<'k> Ctx<'k> {
                     .last_bound(d, StmtId::new(lp as usize))
                     .unwrap_or(d),
             }
+        } else if k.res != NO_RES {
+            // The residue the key's path puts the current iteration of the innermost loop
+            // with handles in (the loop `Key::res` follows).
+            let lp = self.inner_loop[b.index()];
+            self.res_forms
+                .binary_search_by_key(&(d, lp, k.res as u32), |x| x.0)
+                .map_or(d, |i| self.res_forms[i].1)
         } else {
             d
         };
         self.conflict(k.desc, k.carried, d)
+    }
+
+    /// The handles' period of loop `lp` when `Key::res` follows it.
+    fn res_period(&self, lp: StmtId) -> Option<u8> {
+        self.res_loops
+            .binary_search_by_key(&lp, |x| x.0)
+            .ok()
+            .map(|i| self.res_loops[i].1)
     }
 
     fn binds_loop(&self, f: &ForData) -> bool {
@@ -868,6 +944,7 @@ fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
     for &(k, a, r) in snap {
         mix(((k.desc as u64) << 32)
             | ((k.carried as u64) << 8)
+            | ((k.res as u64) << 16)
             | ((k.back as u64) << 1)
             | k.first as u64);
         mix(((k.tag as u64) << 32) | a as u64);
@@ -1439,11 +1516,16 @@ impl<'c, 'k> Sim<'c, 'k> {
         }
         let stamp = self.stamp;
         self.stamp += 1;
+        let res = match c.k.blocks[b].stmts.get(i) {
+            Some(&s) if !c.op_res.is_empty() => c.op_res[s.index()],
+            _ => NO_RES,
+        };
         for &a in ids {
             st.insert(
                 Key {
                     desc: c.desc(a),
                     carried: 0,
+                    res,
                     tag: NONE,
                     first: false,
                     back: false,
@@ -1719,7 +1801,10 @@ impl<'c, 'k> Sim<'c, 'k> {
                 }
                 _ => None,
             };
-            next.join_carried(&out, acc, f.iv, first);
+            let period = self.c.k.blocks[f.body]
+                .parent
+                .and_then(|lp| self.c.res_period(lp));
+            next.join_carried(&out, acc, f.iv, first, period);
             if rounds >= 3 || self.check {
                 // From here on the input only grows, so the fixpoint is reached.
                 next.join(&inp);
