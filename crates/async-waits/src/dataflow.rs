@@ -1965,7 +1965,14 @@ impl<'a> Analysis<'a> {
                 unpub: None,
             };
             match st.get_mut(&(counter, p, kind)) {
-                Some(x) => x.join(&e),
+                Some(x) => {
+                    // A split barrier's signal armed what was in flight before this copy:
+                    // its wait must not count this one as published (it was issued after
+                    // the signal). The entry keeps no arming: the older copies in it are
+                    // then published by a later barrier, which only asks for more waits.
+                    x.armed = Armed::default();
+                    x.join(&e);
+                }
                 None => {
                     st.insert((counter, p, kind), e);
                 }
