@@ -236,6 +236,8 @@ pub struct Accesses {
     exact: Option<BTreeMap<ValueId, (StmtId, i64, i64, u64)>>,
     /// `exact_loops` of the kernel, once made (a walk over every statement).
     rotating: std::sync::OnceLock<BTreeMap<StmtId, u64>>,
+    /// The ops `bind_parity` found in parity branches, (op, loop, residue), once it ran.
+    parity_ops: Option<Vec<(StmtId, StmtId, u64)>>,
 }
 
 /// A descriptor in each iteration of one exact loop: `forms[k]` is it with the induction
@@ -552,8 +554,17 @@ impl Accesses {
     pub fn residue_ops(&self, k: &Kernel) -> Vec<(StmtId, StmtId, u64, u64)> {
         let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
         let mut r = Resolver::new(k, &exact);
-        let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
-        parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut fixes);
+        let fixes = match &self.parity_ops {
+            Some(f) => f.clone(),
+            None => {
+                let mut f = Vec::new();
+                parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut f);
+                f
+            }
+        };
+        if fixes.is_empty() {
+            return Vec::new();
+        }
         let mut out = Vec::new();
         for (op, lp, it) in fixes {
             let StmtKind::For(f) = &k.stmts[lp].kind else {
@@ -593,18 +604,33 @@ impl Accesses {
         let n0 = self.descs.len();
         let mut intern: FxMap<Desc, u32> = FxMap::default();
         let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        let mut loops = loops.to_vec();
+        loops.sort_unstable();
         for d in 0..n0 {
+            if self.descs[d].bind.is_none() {
+                continue;
+            }
+            // The descriptor's handle loops that are among `loops`.
+            let mut mine: Vec<(StmtId, u64)> = self.descs[d]
+                .regions
+                .iter()
+                .filter_map(|r| r.handle.map(|h| h.0))
+                .filter_map(|lp| {
+                    loops
+                        .binary_search_by_key(&lp, |x| x.0)
+                        .ok()
+                        .map(|i| loops[i])
+                })
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            mine.sort_unstable();
+            mine.dedup();
             let Some(src) = self.descs[d].bind.as_deref().cloned() else {
                 continue;
             };
-            for &(lp, q) in loops {
-                if !self.descs[d]
-                    .regions
-                    .iter()
-                    .any(|r| r.handle.is_some_and(|h| h.0 == lp))
-                {
-                    continue;
-                }
+            for (lp, q) in mine {
                 let mode = self.descs[d].mode;
                 for res in 0..q {
                     let r = resolvers.entry((lp, res)).or_insert_with(|| {
@@ -657,6 +683,7 @@ impl Accesses {
             let mut r = Resolver::new(k, &exact);
             parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut fixes);
         }
+        self.parity_ops = Some(fixes.clone());
         let mut orig: Vec<(u32, u32)> = Vec::new();
         let ivs_exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
         let conds = if ivs_exact.is_empty() {
