@@ -633,20 +633,9 @@ impl Accesses {
             for (lp, q) in mine {
                 let mode = self.descs[d].mode;
                 for res in 0..q {
-                    let r = resolvers.entry((lp, res)).or_insert_with(|| {
-                        let mut r = Resolver::new(k, &exact);
-                        r.fix = Some((lp, res));
-                        r
-                    });
-                    let regions = r.regions(src.value);
-                    if regions.is_empty() || r.unbound {
-                        r.unbound = false;
+                    let Some(nd) = bound_in(k, &exact, &mut resolvers, mode, &src, lp, res) else {
                         continue;
-                    }
-                    let mut nd = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
-                    if nd.regions.iter().any(|g| g.handle.is_some()) {
-                        nd.bind = Some(Box::new(src.clone()));
-                    }
+                    };
                     let id = match intern.get(&nd) {
                         Some(&id) => id,
                         None => {
@@ -719,20 +708,9 @@ impl Accesses {
                     continue;
                 }
                 let mode = desc.mode;
-                let r = resolvers.entry((lp, it)).or_insert_with(|| {
-                    let mut r = Resolver::new(k, &exact);
-                    r.fix = Some((lp, it));
-                    r
-                });
-                let regions = r.regions(src.value);
-                if regions.is_empty() || r.unbound {
-                    r.unbound = false;
+                let Some(nd) = bound_in(k, &exact, &mut resolvers, mode, &src, lp, it) else {
                     continue;
-                }
-                let mut nd = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
-                if nd.regions.iter().any(|r| r.handle.is_some()) {
-                    nd.bind = Some(Box::new(src));
-                }
+                };
                 let key = (nd, d as u32);
                 let id = match intern.get(&key) {
                     Some(&id) => id,
@@ -2126,6 +2104,35 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     }
     out.only.retain(|o| o.0 != iv);
     Some(out)
+}
+
+/// The descriptor of the access `src` (of mode `mode`) with the handles of loop `lp` bound
+/// to their values in iteration `it` (or any iteration of that residue), by the resolver for
+/// (`lp`, `it`) kept in `resolvers`; `None` when they cannot be bound.
+fn bound_in<'k>(
+    k: &'k Kernel,
+    exact: &'k BTreeMap<StmtId, u64>,
+    resolvers: &mut BTreeMap<(StmtId, u64), Resolver<'k>>,
+    mode: Mode,
+    src: &BindSrc,
+    lp: StmtId,
+    it: u64,
+) -> Option<Desc> {
+    let r = resolvers.entry((lp, it)).or_insert_with(|| {
+        let mut r = Resolver::new(k, exact);
+        r.fix = Some((lp, it));
+        r
+    });
+    let regions = r.regions(src.value);
+    if regions.is_empty() || r.unbound {
+        r.unbound = false;
+        return None;
+    }
+    let mut nd = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
+    if nd.regions.iter().any(|g| g.handle.is_some()) {
+        nd.bind = Some(Box::new(src.clone()));
+    }
+    Some(nd)
 }
 
 /// Whether `d`'s address or conditions name induction variable `iv` itself (not only
