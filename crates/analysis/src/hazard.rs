@@ -546,6 +546,18 @@ impl Accesses {
         }
     }
 
+    /// `desc`'s id in `map`, or a new one at the end of the table (with no bindings).
+    fn intern_in(&mut self, map: &mut FxMap<Desc, u32>, desc: Desc) -> u32 {
+        if let Some(&id) = map.get(&desc) {
+            return id;
+        }
+        let id = self.descs.len() as u32;
+        map.insert(desc.clone(), id);
+        self.descs.push(desc);
+        self.binds.push(Vec::new());
+        id
+    }
+
     /// The ops that run only in iterations of one residue of a loop with rotating handles
     /// (inside `if uniform (%i + c) mod m == r`, as `bind_parity` finds them): (op, loop,
     /// residue of the iteration number modulo the handles' period, that period). What such an
@@ -636,16 +648,7 @@ impl Accesses {
                     let Some(nd) = bound_in(k, &exact, &mut resolvers, mode, &src, lp, res) else {
                         continue;
                     };
-                    let id = match intern.get(&nd) {
-                        Some(&id) => id,
-                        None => {
-                            let id = self.descs.len() as u32;
-                            intern.insert(nd.clone(), id);
-                            self.descs.push(nd);
-                            self.binds.push(Vec::new());
-                            id
-                        }
-                    };
+                    let id = self.intern_in(&mut intern, nd);
                     out.push(((d as u32, lp.index() as u32, res as u32), id));
                 }
             }
@@ -814,23 +817,15 @@ impl Accesses {
                 let Some(desc) = first_iv_form(&self.descs[d], iv, lo) else {
                     continue;
                 };
-                let map = intern.get_or_insert_with(|| {
+                let mut map = intern.take().unwrap_or_else(|| {
                     let mut m = FxMap::default();
                     for (i, x) in self.descs.iter().enumerate() {
                         m.entry(x.clone()).or_insert(i as u32);
                     }
                     m
                 });
-                let id = match map.get(&desc) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.descs.len() as u32;
-                        map.insert(desc.clone(), id);
-                        self.descs.push(desc);
-                        self.binds.push(Vec::new());
-                        id
-                    }
-                };
+                let id = self.intern_in(&mut map, desc);
+                intern = Some(map);
                 self.binds[d].push(Bind {
                     lp,
                     first: id,
