@@ -582,15 +582,10 @@ impl Accesses {
             let StmtKind::For(f) = &k.stmts[lp].kind else {
                 continue;
             };
-            let Some((orbits, _, _)) = r.rotation(lp, f) else {
+            let Some(q) = r.rotation(lp, f).and_then(|(o, _, _)| rotation_period(&o)) else {
                 continue;
             };
-            let q = orbits
-                .iter()
-                .fold(1u64, |q, o| lcm(q, o.len().max(1) as u64));
-            if (1..=64).contains(&q) {
-                out.push((op, lp, it % q, q));
-            }
+            out.push((op, lp, it % q, q));
         }
         out
     }
@@ -619,9 +614,9 @@ impl Accesses {
         let mut loops = loops.to_vec();
         loops.sort_unstable();
         for d in 0..n0 {
-            if self.descs[d].bind.is_none() {
+            let Some(src) = self.descs[d].bind.as_deref().cloned() else {
                 continue;
-            }
+            };
             // The descriptor's handle loops that are among `loops`.
             let mut mine: Vec<(StmtId, u64)> = self.descs[d]
                 .regions
@@ -639,11 +634,8 @@ impl Accesses {
             }
             mine.sort_unstable();
             mine.dedup();
-            let Some(src) = self.descs[d].bind.as_deref().cloned() else {
-                continue;
-            };
+            let mode = self.descs[d].mode;
             for (lp, q) in mine {
-                let mode = self.descs[d].mode;
                 for res in 0..q {
                     let Some(nd) = bound_in(k, &exact, &mut resolvers, mode, &src, lp, res) else {
                         continue;
@@ -944,12 +936,10 @@ impl Accesses {
                         .entry(lp)
                         .or_insert_with(|| Resolver::new(k, &rotating));
                     match &k.stmts[lp].kind {
-                        StmtKind::For(f) => r.rotation(lp, f).map_or(n, |(orbits, _, _)| {
-                            orbits
-                                .iter()
-                                .fold(1u64, |q, o| lcm(q, o.len().max(1) as u64))
-                                .min(n)
-                        }),
+                        StmtKind::For(f) => r
+                            .rotation(lp, f)
+                            .and_then(|(o, _, _)| rotation_period(&o))
+                            .map_or(n, |q| q.min(n)),
                         _ => n,
                     }
                 } else {
@@ -1571,12 +1561,7 @@ pub fn index_words(k: &Kernel, e: &AffineExpr, (t0, t1): (i64, i64)) -> Option<(
     for &(v, a) in &e.terms {
         let (x0, x1) = match v {
             Var::Tid => (t0 as i128, (t1 as i128 - 1).max(t0 as i128)),
-            Var::Value(v) => {
-                let (_, f, lo) = const_start_loop(k, v)?;
-                let max = f.trips().max?.max(1) as i128;
-                let last = lo as i128 + f.step as i128 * (max - 1);
-                ((lo as i128).min(last), (lo as i128).max(last))
-            }
+            Var::Value(v) => const_start_loop(k, v)?.1.iv_range()?,
         };
         let a = a as i128;
         let (y0, y1) = (a * x0, a * x1);
@@ -1982,25 +1967,11 @@ fn parity_fix(
     };
     let (lp, f, lo) = const_start_loop(k, iv)?;
     let (orbits, _, _) = r.rotation(lp, f)?;
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
-    }
-    let mut q: u64 = 1;
-    for o in &orbits {
-        let l = o.len().max(1) as u64;
-        q = q / gcd(q, l) * l;
-        if q > 64 {
-            return None;
-        }
-    }
+    let q = rotation_period(&orbits)?;
     let m = u64::try_from(c.modulo?)
         .ok()
         .filter(|&m| m > 0 && m <= 64)?;
-    let period = q / gcd(q, m) * m;
+    let period = lcm(q, m);
     let mut residue: Option<u64> = None;
     for it in 0..period {
         let x = lo.checked_add(f.step.checked_mul(it as i64)?)?;
@@ -2141,6 +2112,14 @@ fn uses_iv(d: &Desc, iv: ValueId) -> bool {
             r.slot.as_ref().is_some_and(|s| s.index.coef(var) != 0)
                 || r.over.as_ref().is_some_and(|s| s.index.coef(var) != 0)
         })
+}
+
+/// After how many iterations every handle of a rotation holds its initial value again (the
+/// lcm of its orbits' lengths), when at most 64.
+fn rotation_period(orbits: &[Vec<usize>]) -> Option<u64> {
+    orbits.iter().try_fold(1u64, |q, o| {
+        Some(lcm(q, o.len().max(1) as u64)).filter(|&q| q <= 64)
+    })
 }
 
 fn lcm(a: u64, b: u64) -> u64 {

@@ -349,11 +349,17 @@ fn lanes_wanted(k: &Kernel) -> bool {
     if let Some(on) = LANES.with(|l| l.get()) {
         return on;
     }
-    let off = std::env::var("SYNCOPT_AW_THREADS").is_ok_and(|v| v.trim() == "1");
-    let forced = std::env::var("SYNCOPT_AW_THREADS").is_ok_and(|v| v.trim() == "2");
-    !off && (forced
-        || (k.stmts.len() >= PAR_MIN
-            && std::thread::available_parallelism().map_or(1, |n| n.get()) > 1))
+    match std::env::var("SYNCOPT_AW_THREADS")
+        .as_deref()
+        .map(str::trim)
+    {
+        Ok("1") => false,
+        Ok("2") => true,
+        _ => {
+            k.stmts.len() >= PAR_MIN
+                && std::thread::available_parallelism().map_or(1, |n| n.get()) > 1
+        }
+    }
 }
 
 /// The segment the second thread starts at: where about `LANE_SHARE` percent of the

@@ -294,6 +294,17 @@ impl ForData {
             max: self.max_trips.map(|m| m.max(min)),
         }
     }
+
+    /// The values the induction variable takes, `[lowest, highest]`: a constant start and a
+    /// known maximum trip count (with zero trips, the start alone); `None` otherwise.
+    pub fn iv_range(&self) -> Option<(i128, i128)> {
+        let Bound::Const(lo) = self.lo else {
+            return None;
+        };
+        let n = self.trips().max?.max(1) as i128;
+        let last = lo as i128 + self.step as i128 * (n - 1);
+        Some(((lo as i128).min(last), (lo as i128).max(last)))
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -948,24 +948,16 @@ impl<'k> Checker<'k> {
         }
     }
 
-    /// The values induction variable `v` takes: its loop's constant start and at most
-    /// `max` trips; `None` for anything else (a kernel parameter, an unbounded loop).
-    fn iv_range(&self, v: ValueId) -> Option<(i64, i64)> {
+    /// The values induction variable `v` takes (`ForData::iv_range`); `None` for anything
+    /// else (a kernel parameter, an unbounded loop).
+    fn iv_range(&self, v: ValueId) -> Option<(i128, i128)> {
         let ValueKind::Iv(s) = self.k.values[v].kind else {
             return None;
         };
         let StmtKind::For(f) = &self.k.stmts[s].kind else {
             return None;
         };
-        let syncopt_ir::Bound::Const(lo) = f.lo else {
-            return None;
-        };
-        let n = f.trips().max?;
-        if n == 0 {
-            return Some((lo, lo));
-        }
-        let last = lo.checked_add(f.step.checked_mul(i64::try_from(n - 1).ok()?)?)?;
-        Some((lo.min(last), lo.max(last)))
+        f.iv_range()
     }
 
     fn is_workgroup(&self, v: ValueId) -> bool {
@@ -1047,8 +1039,7 @@ impl<'k> Checker<'k> {
                     for &(v, coef) in &idx.params {
                         span = match (span, self.iv_range(ValueId::new(v as usize))) {
                             (Some((a, b)), Some((x0, x1))) => {
-                                let (p0, p1) =
-                                    (coef as i128 * x0 as i128, coef as i128 * x1 as i128);
+                                let (p0, p1) = (coef as i128 * x0, coef as i128 * x1);
                                 Some((a + p0.min(p1), b + p0.max(p1)))
                             }
                             _ => None,
