@@ -218,13 +218,46 @@ pub struct Access {
     pub mode: Mode,
 }
 
+/// The access ids of each statement. A statement's accesses are collected together, so its
+/// ids are one run of consecutive numbers: one table of every id and a span per statement
+/// (a vector per statement was a million small allocations at 1M statements).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ByStmt {
+    ids: Vec<u32>,
+    spans: Vec<(u32, u32)>,
+}
+
+impl ByStmt {
+    fn new(n: usize, spans: Vec<(u32, u32)>) -> ByStmt {
+        ByStmt {
+            ids: (0..n as u32).collect(),
+            spans,
+        }
+    }
+
+    /// The access ids of statement index `s`; `None` past the statements collected.
+    pub fn get(&self, s: usize) -> Option<&[u32]> {
+        let &(lo, hi) = self.spans.get(s)?;
+        Some(&self.ids[lo as usize..hi as usize])
+    }
+}
+
+impl std::ops::Index<usize> for ByStmt {
+    type Output = [u32];
+
+    fn index(&self, s: usize) -> &[u32] {
+        let (lo, hi) = self.spans[s];
+        &self.ids[lo as usize..hi as usize]
+    }
+}
+
 /// Every workgroup access of a kernel.
 #[derive(Clone, Debug, Default)]
 pub struct Accesses {
     pub descs: Vec<Desc>,
     pub accesses: Vec<Access>,
     /// Access ids of each statement (indexed by statement index; ops only).
-    pub by_stmt: Vec<Vec<u32>>,
+    pub by_stmt: ByStmt,
     /// Per descriptor with rotating-loop handles: its bound forms, one per loop (indexed by
     /// descriptor; empty for the others and for the bound forms themselves).
     pub binds: Vec<Vec<Bind>>,
@@ -347,10 +380,8 @@ impl Accesses {
                 done.into_iter().map(|x| x.1).collect()
             }
         };
-        let mut out = Accesses {
-            by_stmt: vec![Vec::new(); k.stmts.len()],
-            ..Accesses::default()
-        };
+        let mut out = Accesses::default();
+        let mut spans = vec![(0u32, 0u32); k.stmts.len()];
         let _ = out.rotating.set(exact.clone());
         if parts.len() == 1 {
             let Some(p) = parts.into_iter().next() else {
@@ -359,8 +390,9 @@ impl Accesses {
             out.descs = p.descs;
             out.accesses = p.accesses;
             for (s, lo, hi) in p.ops {
-                out.by_stmt[s.index()] = (lo..hi).collect();
+                spans[s.index()] = (lo, hi);
             }
+            out.by_stmt = ByStmt::new(out.accesses.len(), spans);
             return out;
         }
         let mut intern: FxMap<Desc, u32> = FxMap::default();
@@ -384,9 +416,10 @@ impl Accesses {
                 a
             }));
             for (s, lo, hi) in p.ops {
-                out.by_stmt[s.index()] = (base + lo..base + hi).collect();
+                spans[s.index()] = (base + lo, base + hi);
             }
         }
+        out.by_stmt = ByStmt::new(out.accesses.len(), spans);
         out
     }
 
@@ -686,7 +719,7 @@ impl Accesses {
         let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
         for (op, lp, it) in fixes {
             let ids = match self.by_stmt.get(op.index()) {
-                Some(v) => v.clone(),
+                Some(v) => v.to_vec(),
                 None => continue,
             };
             for a in ids {
@@ -731,7 +764,7 @@ impl Accesses {
         let mut done: FxMap<(u32, u32), u32> = FxMap::default();
         for (op, masks) in conds {
             let ids = match self.by_stmt.get(op.index()) {
-                Some(v) if !v.is_empty() => v.clone(),
+                Some(v) if !v.is_empty() => v.to_vec(),
                 _ => continue,
             };
             let n_sets = sets.len() as u32;

@@ -590,7 +590,7 @@ fn cross_thread(
         pre[l.index()] < p && p < post[l.index()]
     };
     let conflict = |acc: &Accesses, copy: StmtId, consumer: StmtId, reach: Reach| {
-        let ids = |s: StmtId| acc.by_stmt.get(s.index()).map_or(&[][..], |v| &v[..]);
+        let ids = |s: StmtId| acc.by_stmt.get(s.index()).unwrap_or(&[]);
         ids(copy).iter().any(|&a| {
             let a = &acc.accesses[a as usize];
             if a.mode == Mode::Read {

@@ -565,8 +565,18 @@ impl<'k> Ctx<'k> {
         // Handles bound by parity conditions, and slot views indexed by a loop's induction
         // variable in the loop's first iteration.
         let mut acc = acc;
+        let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
+        if dbg {
+            eprintln!("ctx: access collection {:?}", t_start.elapsed());
+        }
         let rebound = acc.bind_parity(k);
         let first_ivs = acc.bind_first_ivs(k);
+        if dbg {
+            eprintln!(
+                "ctx: parity and first-iteration forms {:?}",
+                t_start.elapsed()
+            );
+        }
         // Ops confined to one residue of a loop with handles, and the loops' other accesses
         // in each residue (what such an op meets in the next iteration).
         let res_ops = acc.residue_ops(k);
@@ -587,7 +597,6 @@ impl<'k> Ctx<'k> {
         for (new, old) in rebound {
             unbound_of[new as usize] = old;
         }
-        let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
         let dmask = acc
             .descs
             .iter()

@@ -1,5 +1,5 @@
-//! The process allocator: a bump arena while the input is read and parsed, the system
-//! allocator otherwise.
+//! The process allocator: a bump arena while the input is read and parsed, mimalloc
+//! otherwise.
 //!
 //! Why: reading and parsing a million-statement kernel makes about two million allocations
 //! that live until the process exits (the CLI never frees the parsed file), and faults in
@@ -11,10 +11,15 @@
 //! Memory from it is never reused: freeing it is a no-op (the passes do free parts of the
 //! parsed kernel, e.g. a block's statement list they replace), and growing it copies, except
 //! for the last allocation, which grows in place (the input text read from a pipe). When the
-//! region is full, or could not be reserved, allocations go to the system allocator, so the
+//! region is full, or could not be reserved, allocations go to mimalloc, so the
 //! arena changes speed, never behaviour.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+// The passes allocate and free many small short-lived vectors on two threads; glibc malloc
+// spent 14% of a 1M-statement `insert` in its own code (chunk unlinking and consolidation),
+// mimalloc about a third of that: 0.4-0.7 s less wall time (docs/PERFORMANCE.md).
+use mimalloc::MiMalloc as Fallback;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 pub struct CliAlloc;
@@ -27,7 +32,7 @@ static NEXT: AtomicUsize = AtomicUsize::new(0);
 static ON: AtomicBool = AtomicBool::new(false);
 
 /// Address space to reserve: only touched pages cost memory. A 1M-statement kernel takes
-/// about 350 MB; beyond the region, allocation goes on in the system allocator.
+/// about 350 MB; beyond the region, allocation goes on in mimalloc.
 const RESERVE: usize = 16 << 30;
 
 /// Turns the arena on (reserving its region the first time). `SYNCOPT_ARENA=0` leaves it
@@ -65,7 +70,7 @@ fn strict_overcommit(mode: &str) -> bool {
     mode.trim() == "2"
 }
 
-/// Turns the arena off: later allocations go to the system allocator (what the arena handed
+/// Turns the arena off: later allocations go to mimalloc (what the arena handed
 /// out stays valid).
 pub fn end() {
     ON.store(false, Ordering::Release);
@@ -147,7 +152,7 @@ fn bump(layout: Layout) -> Option<*mut u8> {
     }
 }
 
-// SAFETY: every pointer handed out is either the system allocator's (and goes back to it) or
+// SAFETY: every pointer handed out is either mimalloc's (and goes back to it) or
 // a fresh, suitably aligned, never reused range of the reserved region (which is never
 // unmapped, and whose anonymous pages read as zero until written).
 unsafe impl GlobalAlloc for CliAlloc {
@@ -158,7 +163,7 @@ unsafe impl GlobalAlloc for CliAlloc {
                 return p;
             }
         }
-        System.alloc(layout)
+        Fallback.alloc(layout)
     }
 
     #[inline]
@@ -169,19 +174,19 @@ unsafe impl GlobalAlloc for CliAlloc {
                 return p;
             }
         }
-        System.alloc_zeroed(layout)
+        Fallback.alloc_zeroed(layout)
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !in_region(ptr) {
-            System.dealloc(ptr, layout);
+            Fallback.dealloc(ptr, layout);
         }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if !in_region(ptr) {
-            return System.realloc(ptr, layout, new_size);
+            return Fallback.realloc(ptr, layout, new_size);
         }
         let old_end = ptr as usize + layout.size().max(1);
         if new_size <= layout.size() {
@@ -281,7 +286,7 @@ mod os {
     any(target_arch = "x86_64", target_arch = "aarch64")
 )))]
 mod os {
-    /// No arena here: everything goes to the system allocator.
+    /// No arena here: everything goes to mimalloc.
     pub fn reserve(_len: usize, _huge: bool) -> Option<usize> {
         None
     }
