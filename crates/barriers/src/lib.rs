@@ -242,17 +242,28 @@ impl State {
     fn same_keys(&self, o: &State) -> bool {
         self.m.len() == o.m.len() && self.m.keys().eq(o.m.keys())
     }
-    /// Two independent hashes of the key set.
-    fn fingerprint(&self) -> (u64, u64) {
+    /// Two independent hashes of the key set (`with_access`: and of each key's access).
+    ///
+    /// The coverage run attributes each hazard to the access a key holds, which two runs
+    /// reaching the same keys need not agree on: a key that crossed a back edge and one from
+    /// before the loop can merge into one when an inner loop's entry marks both as older than
+    /// it, and the one kept depends on the stamps (an access made in the loop lost to one made
+    /// before it, so the split signal went before the loop).
+    fn fingerprint(&self, with_access: bool) -> (u64, u64) {
         let mut h1: u64 = 0xcbf2_9ce4_8422_2325;
         let mut h2: u64 = 0x9e37_79b9_7f4a_7c15;
-        for k in self.m.keys() {
-            let x = ((k.desc as u64) << 8)
+        for (k, &(_, a)) in &self.m {
+            let mut x = ((k.desc as u64) << 8)
                 | k.carried as u64
                 | ((k.tag as u64) << 40)
                 | ((k.first as u64) << 7)
                 | ((k.back as u64) << 6)
                 | ((k.res as u64) << 32);
+            if with_access {
+                x ^= (a as u64)
+                    .rotate_left(21)
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            }
             h1 = (h1 ^ x).wrapping_mul(0x0000_0100_0000_01b3);
             h2 = (h2.rotate_left(5) ^ x).wrapping_mul(0xff51_afd7_ed55_8ccd);
         }
@@ -263,8 +274,12 @@ impl State {
     ///
     /// `first`: the loop (with its `no_bind` descriptors, see `leave_loop`) runs at most two
     /// iterations, so its back edge leaves only the first one: the accesses of that
-    /// iteration through the loop's handles (same iteration, not pending since before the
-    /// loop) are bound to the handles' initial values (`Accesses::first_bound`).
+    /// iteration through the loop's handles or indexed by its induction variable (same
+    /// iteration, not pending since before the loop) are bound to the handles' initial values
+    /// and the variable's first value (`Accesses::first_bound`). Carrying them instead loses
+    /// the distance when the descriptor names a second variable (an `if` on an outer loop's
+    /// variable, `Desc::only`): one such carried past the back edge is compared with every
+    /// iteration.
     fn join_carried(
         &mut self,
         o: &State,
@@ -284,6 +299,7 @@ impl State {
                 .regions
                 .iter()
                 .any(|r| r.handle.is_some_and(|h| h.0 == lp))
+                && d.ivs.binary_search(&iv).is_err()
             {
                 return None;
             }
@@ -1389,7 +1405,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         while i < n {
             let (s2, next) = self.step(b, i, st);
             st = s2;
-            let h = st.fingerprint();
+            let h = st.fingerprint(self.check);
             trace[next - 1] = h;
             if let Some((pt, pout)) = prev {
                 if pt[next - 1] == h && h != (0, 0) {

@@ -423,6 +423,64 @@ fn inner_parity_does_not_bind_outer_handles() {
     assert!(between(&text, "rd", "wr"), "{text}");
 }
 
+/// `gen --executable --seed 158` (gfx1200/gfx1250, and gfx942/gfx950 once generated for
+/// wave64), minimized: an `if` on the outer loop's parity puts its variable in the inner
+/// accesses' descriptors (`Desc::only`), so "st" crossing the two-trip inner loop's back edge
+/// was carried to an unknown distance and met "cp" in every slot: a barrier at the end of the
+/// inner body. Bound to its first iteration instead (slot 0), it meets the second iteration's
+/// "cp" in slot 1: nothing. The twin writes the next slot, which the second "cp" fills.
+#[test]
+fn two_trip_back_edge_binds_the_induction_variable() {
+    let src = |view: &str| {
+        format!(
+            "target gfx1250\n\nkernel @k(%n = 4) waves 2 {{\n  %D = buffer workgroup 1024\n  for %i1 = 0 to 2 {{\n    if uniform %i1 mod 2 == 0 {{\n      for %i2 = 0 to 2 {{\n        %w2 = view %D slot (%i2) mod 2\n        %r2 = view %D slot (%i2 + 1) mod 2\n        op \"cp\" write %w2[tid]\n        op \"st\" write {view}[63 - tid]\n      }}\n    }}\n  }}\n}}\n"
+        )
+    };
+    // Whether a barrier ends the inner body (between "st" and the loop's closing brace).
+    let at_body_end = |text: &str| {
+        let x = text.find("op \"st\"").unwrap_or(0);
+        let y = x + text[x..].find('}').unwrap_or(0);
+        text[x..y].contains("barrier")
+    };
+    // 64 threads: wave32 targets (on wave64 the reversed index leaves its slot).
+    for t in [Target::Gfx1250, Target::Gfx1200, Target::Sm90] {
+        let own = src("%w2").replace("gfx1250", t.name());
+        assert_minimal(&own, t, 1);
+        let text = inserted(&own, t);
+        assert!(!at_body_end(&text), "{t:?}\n{text}");
+        let twin = src("%r2").replace("gfx1250", t.name());
+        assert_minimal(&twin, t, 1);
+        let text = inserted(&twin, t);
+        assert!(at_body_end(&text), "{t:?}\n{text}");
+    }
+}
+
+/// `gen --executable --ops 60 --seed 412` with `--named-barriers` (sm_90): "ld_47" reads
+/// `%A[tid + 32 * %i9 + 96]` in a two-trip loop after "ld_45" read `%A[tid + 96]`; bound to
+/// its first iteration, "ld_47" has "ld_45"'s descriptor, and the coverage run took the
+/// second pass over the loop body for a repeat of the first once the keys matched (an inner
+/// loop's entry merges the two), keeping "ld_45" as the producer: the split signal went
+/// before the loop, leaving "ld_47" unordered with "st_52". Repeats now match the accesses
+/// too.
+#[test]
+fn coverage_repeats_keep_their_producers() {
+    let t = Target::Sm90;
+    let src = generate(&GenOptions {
+        ops: 60,
+        seed: 412,
+        target: t,
+        executable: true,
+    });
+    let opts = InsertOptions {
+        named_barriers: true,
+        ..InsertOptions::default()
+    };
+    let mut ours = kernel_of(&src);
+    syncopt_barriers::run(&mut ours, t, &opts);
+    let vr = syncopt_verify::verify(&finish(&ours, t, &opts), t);
+    assert!(vr.is_ok(), "{:#?}", vr.diagnostics);
+}
+
 /// Words before a view's start (gfx950 `gen --executable` seeds 31, 60: 256 threads run an
 /// index written for 128): "st" writes words `127 - tid`, 127 down to 0 and then before %A;
 /// its last word still bounds the bytes it touches, [0, 512), which "rd" of [512, 1024) does
@@ -929,12 +987,14 @@ kernel @loose(%n) waves 4 {
 fn index_with_induction_variable_leaving_its_slot() {
     for seed in [82, 106, 125, 152, 158, 173, 176, 288, 289] {
         for t in [Target::Gfx942, Target::Sm90] {
+            // The sm_90 kernel on both: on wave64 its 32-word steps leave their slots.
             let src = generate(&GenOptions {
                 ops: 20,
                 seed,
-                target: t,
+                target: Target::Sm90,
                 executable: true,
-            });
+            })
+            .replace("target sm_90", &format!("target {}", t.name()));
             let k = kernel_of(&src);
             let mut ours = k.clone();
             let opts = InsertOptions::default();

@@ -130,8 +130,8 @@ enum Cmd {
         /// Target of the generated kernel [default: gfx950; sm_90 with --executable].
         #[arg(long)]
         target: Option<String>,
-        /// Only accesses with concrete per-thread indices, runnable by 'run' and 'emit':
-        /// NVIDIA kernels (cp.async, CUDA emission), for sm_80 or sm_90.
+        /// Only accesses with concrete per-thread indices, runnable by 'run' (any GPU
+        /// target; sized for its wave width) and, on sm_80/sm_90, by 'emit cuda'.
         #[arg(long)]
         executable: bool,
         #[command(flatten)]
@@ -487,12 +487,16 @@ fn cmd_gen(
             Target::names()
         ))
     })?;
-    // Executable kernels use cp.async and are emitted as CUDA: asking for another target
-    // would silently get sm_90.
-    if executable && target.family() != syncopt_targets::Family::Nvidia {
+    // Executable kernels are workgroup kernels: asking for an Ascend one would silently get
+    // a GPU kernel.
+    if executable && !target.is_gpu() {
         return Err(Fail::Usage(format!(
-            "--executable generates NVIDIA kernels (cp.async, CUDA emission): use --target \
-             sm_80 or sm_90, not '{name}'"
+            "--executable generates workgroup kernels: use a GPU target ({}), not '{name}'",
+            Target::GPUS
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let opts = syncopt_gen::GenOptions {

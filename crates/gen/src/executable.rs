@@ -1,11 +1,11 @@
 //! Executable kernels for `gen --executable`: every access has a concrete meaning, so
 //! `syncopt run` and `syncopt emit cuda` can execute the kernel and compare checksums.
 //!
-//! Shape: `W` warps (`T = 32 W` threads); workgroup buffers of `2T` words, a double buffer of
-//! two such slots, one global buffer for cp.async sources. Stores write word `tid + c` or
-//! `c - tid` (every thread its own word); loads read words shifted by multiples of the warp
-//! size (`tid + 32 m`), so a load reads what other warps stored: every hazard the analysis sees
-//! is one the hardware can show. Loops have constant trip counts or run to the parameter `%n`
+//! Shape: `W` warps of `w` threads (`T = w W`; `w` is 32 on NVIDIA, 64 on AMD); workgroup
+//! buffers of `2T` words, a double buffer of two such slots, one global buffer for async copy
+//! sources. Stores write word `tid + c` or `c - tid` (every thread its own word); loads read
+//! words shifted by multiples of the warp size (`tid + w m`), so a load reads what other warps
+//! stored: every hazard the analysis sees is one the hardware can show. Loops have constant trip counts or run to the parameter `%n`
 //! (`max 4`); `if`s sit in loops, uniform on a loop variable's parity or on the parameter
 //! `%p`: scripts/gpu-check runs each kernel with several values of `%n` and `%p` so that
 //! every path executes. Atomics only touch `%E`, which nothing else touches: racecheck reports
@@ -19,17 +19,20 @@ use syncopt_targets::{Family, Target};
 use crate::{GenOptions, Rng};
 
 pub fn generate(opts: &GenOptions) -> String {
-    // Executable kernels need cp.async semantics and CUDA emission: NVIDIA targets only.
-    let target = if opts.target.family() == Family::Nvidia {
+    // Every GPU target: `syncopt run` executes any of them; CUDA emission (scripts/gpu-check)
+    // takes the NVIDIA ones.
+    let target = if opts.target.is_gpu() {
         opts.target
     } else {
         Target::Sm90
     };
+    let w = target.info().wave_size.max(1);
     let mut rng = Rng::new(opts.seed ^ 0xE7EC_u64.rotate_left(40));
     let waves = *rng.pick(&[2u32, 4, 4, 8]);
     let mut g = ExecGen {
         rng,
-        t: waves * 32,
+        w,
+        t: waves * w,
         out: String::new(),
         indent: 1,
         budget: opts.ops.clamp(1, 400),
@@ -44,8 +47,13 @@ pub fn generate(opts: &GenOptions) -> String {
     let p_default = g.rng.below(2);
     let _ = writeln!(
         g.out,
-        "// Executable kernel (seed {}): run with 'syncopt run', emit with 'syncopt emit cuda'.\ntarget {}\n\nkernel @exec{}(%n = {n_default}, %p = {p_default}) waves {waves} {{",
+        "// Executable kernel (seed {}): run with 'syncopt run'{}.\ntarget {}\n\nkernel @exec{}(%n = {n_default}, %p = {p_default}) waves {waves} {{",
         opts.seed,
+        if target.family() == Family::Nvidia {
+            ", emit with 'syncopt emit cuda'"
+        } else {
+            ""
+        },
         target.name(),
         opts.seed
     );
@@ -59,7 +67,7 @@ pub fn generate(opts: &GenOptions) -> String {
     // hazard between an atomic and a plain access (probes in docs/GPU-VALIDATION.md), so a
     // barrier ordering one could not be shown on the GPU.
     g.line(&format!("%E = buffer workgroup {}", 8 * t));
-    // cp.async sources: tid + 32 m + 2T i, with loop variables below 4 and m below 2T / 32.
+    // Async copy sources: tid + w m + 2T i, with loop variables below 4 and m below 2T / w.
     g.line(&format!("%G = buffer global {}", 4 * 16 * t));
     while g.budget > 0 {
         g.stmt();
@@ -70,6 +78,8 @@ pub fn generate(opts: &GenOptions) -> String {
 
 struct ExecGen {
     rng: Rng,
+    /// Threads per warp (wave).
+    w: u32,
     t: u32,
     out: String,
     indent: usize,
@@ -98,21 +108,22 @@ impl ExecGen {
     }
 
     /// A word index into a `2T`-word operand: thread-injective and in bounds. Stores keep
-    /// offsets in {0, T}; loads shift by multiples of 32 so they read other warps' words.
+    /// offsets in {0, T}; loads shift by multiples of the warp size so they read other warps'
+    /// words.
     fn index(&mut self, store: bool) -> String {
-        let t = self.t;
+        let (t, w) = (self.t, self.w);
         let mut off = if store {
             *self.rng.pick(&[0, t])
         } else {
-            32 * self.rng.range(0, (t / 32) as u64) as u32
+            w * self.rng.range(0, (t / w) as u64) as u32
         };
         let mut iv_term = String::new();
         if !self.ivs.is_empty() && self.rng.chance(35) {
             let (name, trips) = self.ivs[self.rng.below(self.ivs.len() as u64) as usize].clone();
-            let span = 32 * trips.saturating_sub(1);
+            let span = w * trips.saturating_sub(1);
             if span <= t {
                 off = off.min(t - span);
-                iv_term = format!(" + 32 * {name}");
+                iv_term = format!(" + {w} * {name}");
             }
         }
         if iv_term.is_empty() && self.rng.chance(20) {
@@ -136,7 +147,7 @@ impl ExecGen {
     fn stmt(&mut self) {
         let r = self.rng.below(100);
         let depth = self.ivs.len();
-        let t = self.t;
+        let (t, w) = (self.t, self.w);
         match r {
             0..=21 => {
                 let (b, i) = (self.buf(), self.index(true));
@@ -167,7 +178,7 @@ impl ExecGen {
                 let i = if self.rng.chance(50) {
                     self.index(true)
                 } else {
-                    format!("{}", 32 * self.rng.below((2 * t / 32) as u64))
+                    format!("{}", u64::from(w) * self.rng.below((2 * t / w) as u64))
                 };
                 self.op(&format!("op \"lds_add_OPN\" atomic {b}[{i}]"));
             }
@@ -175,7 +186,8 @@ impl ExecGen {
                 let b = self.buf();
                 if self.rng.chance(70) {
                     let i = self.index(true);
-                    let mut src = format!("tid + {}", 32 * self.rng.below((t / 32) as u64));
+                    let mut src =
+                        format!("tid + {}", u64::from(w) * self.rng.below((t / w) as u64));
                     if let Some((iv, _)) = self.ivs.last() {
                         let _ = write!(src, " + {} * {iv}", 2 * t);
                     }
@@ -203,7 +215,7 @@ impl ExecGen {
                 if self.rng.chance(50) {
                     self.op("op \"mma_OPN\"");
                 } else {
-                    let m = 32 * self.rng.below(8);
+                    let m = u64::from(w) * self.rng.below(8);
                     self.op(&format!("op \"gld_OPN\" read %G[tid + {m}]"));
                 }
             }
