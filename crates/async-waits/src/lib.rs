@@ -34,21 +34,34 @@ const MAX_GREEDY: usize = 64;
 
 /// Runs the pass on `kernel` for `target`.
 pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
-    run_impl(kernel, target, opts, true, true)
+    run_impl(kernel, target, opts, true, true, None)
+}
+
+/// `run` with the kernel's workgroup accesses collected already (`Accesses::collect_parallel`
+/// on this kernel, or on it before shared-barriers inserted its barriers, which changes no
+/// access: `syncopt_barriers::run_keeping`). The warning check takes them instead of
+/// collecting them again.
+pub fn run_with_accesses(
+    kernel: &mut Kernel,
+    target: Target,
+    opts: &InsertOptions,
+    acc: Accesses,
+) -> PassReport {
+    run_impl(kernel, target, opts, true, true, Some(acc))
 }
 
 /// The pass with the whole top level as one segment: what `run` computes, slower. For the
 /// tests that check that cutting the kernel into segments changes nothing.
 #[doc(hidden)]
 pub fn run_unsegmented(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
-    run_impl(kernel, target, opts, false, true)
+    run_impl(kernel, target, opts, false, true, None)
 }
 
 /// The pass evaluating every loop afresh, never replaying a recorded evaluation: what `run`
 /// computes, slower. For the tests that check that replays change nothing.
 #[doc(hidden)]
 pub fn run_unmemoized(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
-    run_impl(kernel, target, opts, true, false)
+    run_impl(kernel, target, opts, true, false, None)
 }
 
 /// The pass with the segments settled on two threads (`on`) at any size, or on one: what
@@ -61,7 +74,7 @@ pub fn run_lanes(
     on: bool,
 ) -> PassReport {
     LANES.with(|l| l.set(Some(on)));
-    let r = run_impl(kernel, target, opts, true, true);
+    let r = run_impl(kernel, target, opts, true, true, None);
     LANES.with(|l| l.set(None));
     r
 }
@@ -77,6 +90,7 @@ fn run_impl(
     opts: &InsertOptions,
     cut: bool,
     memo: bool,
+    given: Option<Accesses>,
 ) -> PassReport {
     let _ = opts;
     let mut report = PassReport::default();
@@ -112,10 +126,12 @@ fn run_impl(
     // used unpublished: on a large kernel they are collected on the second thread beside the
     // segments (see `settle`), on a small one only when needed.
     let collect = || Accesses::collect_with_threads(k, (threads > 0).then_some(threads));
-    let big = k.stmts.len() >= PAR_MIN;
+    let big = k.stmts.len() >= PAR_MIN && given.is_none();
     let ((sound, final_needs, unpublished), acc) =
         settle(&mut an, k, target, &order, cut, big.then_some(&collect));
-    let acc = acc.or_else(|| (!unpublished.is_empty()).then(collect));
+    let acc = acc
+        .or(given)
+        .or_else(|| (!unpublished.is_empty()).then(collect));
     if dbg {
         eprintln!("aw: segments done {:?}", t0.elapsed());
         eprintln!(
@@ -251,7 +267,17 @@ fn settle(
         vec![k.blocks[k.body].stmts.clone()]
     };
     let m = if cut && lanes_wanted(k) {
-        lane_split(k, &segs)
+        // The second thread also collects the warning check's descriptors, unless they came
+        // with the kernel.
+        lane_split(
+            k,
+            &segs,
+            if collect.is_some() {
+                LANE_SHARE
+            } else {
+                LANE_SHARE_ALONE
+            },
+        )
     } else {
         segs.len()
     };
@@ -362,11 +388,11 @@ fn lanes_wanted(k: &Kernel) -> bool {
     }
 }
 
-/// The segment the second thread starts at: where about `LANE_SHARE` percent of the
-/// statements (nested ones counted) lie before it (the first thread has a head start: the
-/// second begins after copying the analysis, and shares its core with the warning check's
-/// descriptor collection).
-fn lane_split(k: &Kernel, segs: &[Vec<StmtId>]) -> usize {
+/// The segment the second thread starts at: where about `share` percent of the statements
+/// (nested ones counted) lie before it (the first thread has a head start: the second begins
+/// after copying the analysis, and may collect the warning check's descriptors after its
+/// segments).
+fn lane_split(k: &Kernel, segs: &[Vec<StmtId>], share: usize) -> usize {
     if segs.len() < 4 {
         return segs.len();
     }
@@ -384,7 +410,7 @@ fn lane_split(k: &Kernel, segs: &[Vec<StmtId>]) -> usize {
         })
         .collect();
     let total: usize = sizes.iter().sum();
-    let goal = total / 100 * LANE_SHARE;
+    let goal = total / 100 * share;
     let mut sum = 0usize;
     for (i, n) in sizes.iter().enumerate() {
         if sum >= goal {
@@ -397,6 +423,9 @@ fn lane_split(k: &Kernel, segs: &[Vec<StmtId>]) -> usize {
 
 /// Percent of the statements the first thread settles before it takes over the second's.
 const LANE_SHARE: usize = 65;
+/// `LANE_SHARE` when the second thread collects nothing: the two finish together (1M gfx950
+/// statements: 65% left the second thread idle for the last 0.7 s of 1.9).
+const LANE_SHARE_ALONE: usize = 53;
 
 /// The settled waits of one segment, with the demands and unpublished pairs found under them
 /// and the state they leave at the segment's end.

@@ -106,3 +106,68 @@ fn second_thread_changes_nothing() {
     assert!(bad.is_empty(), "two threads != one: {}", bad.join(", "));
     assert!(compared >= seeds as usize);
 }
+
+/// The pipeline hands async-waits the accesses shared-barriers collected before inserting
+/// its barriers (`syncopt_barriers::run_keeping`, `run_with_accesses`): they must be the
+/// accesses of the kernel with the barriers in it, and the pass must print the same kernel
+/// with the same diagnostics, hazard count and `--explain` lists as when it collects them.
+#[test]
+fn barrier_pass_accesses_serve_async_waits() {
+    use syncopt_analysis::hazard::Accesses;
+    use syncopt_ir::EntityRef;
+    let long = std::env::var("SYNCOPT_LONG").is_ok();
+    let seeds: u64 = if long { 60 } else { 6 };
+    let mut compared = 0;
+    for (seed, ops, target, src) in common::generated(seeds, &[300, 1500], Target::GPUS) {
+        let Ok(file) = syncopt_ir::parse(&src) else {
+            continue;
+        };
+        let mut k = file.chunks[0].kernels[0].clone();
+        let opts = InsertOptions {
+            named_barriers: seed % 2 == 1,
+            ..InsertOptions::default()
+        };
+        let (r, kept) = syncopt_barriers::run_keeping(&mut k, target, &opts, true);
+        if r.has_errors() {
+            continue;
+        }
+        let kept = kept.expect("kept accesses");
+        let what = format!("seed {seed}, {ops} ops, {target}");
+        let threads = u64::from(target.waves(&k)) * u64::from(target.info().wave_size);
+        let fresh = Accesses::collect_with_threads(&k, Some(threads));
+        assert_eq!(kept.descs, fresh.descs, "{what}");
+        assert_eq!(kept.accesses.len(), fresh.accesses.len(), "{what}");
+        for (a, b) in kept.accesses.iter().zip(&fresh.accesses) {
+            assert_eq!(
+                (a.stmt, a.loc, a.desc, a.mode),
+                (b.stmt, b.loc, b.desc, b.mode)
+            );
+        }
+        for (s, _) in k.stmts.iter() {
+            let ids = |acc: &Accesses| acc.by_stmt.get(s.index()).unwrap_or(&[]).to_vec();
+            assert_eq!(ids(&kept), ids(&fresh), "{what}: {s:?}");
+        }
+        let mut a = k.clone();
+        let ra = syncopt_async_waits::run(&mut a, target, &opts);
+        let rb = syncopt_async_waits::run_with_accesses(&mut k, target, &opts, kept);
+        assert_eq!(
+            syncopt_ir::print_kernel(&a),
+            syncopt_ir::print_kernel(&k),
+            "{what}"
+        );
+        let msgs = |r: &syncopt_analysis::PassReport| -> Vec<String> {
+            r.diagnostics.iter().map(|d| d.message.clone()).collect()
+        };
+        assert_eq!(msgs(&ra), msgs(&rb), "{what}");
+        assert_eq!(ra.hazards, rb.hazards, "{what}");
+        let why = |r: &syncopt_analysis::PassReport| -> Vec<_> {
+            r.explain
+                .iter()
+                .map(|e| (e.stmt, e.covers.clone()))
+                .collect()
+        };
+        assert_eq!(why(&ra), why(&rb), "{what}");
+        compared += 1;
+    }
+    assert!(compared >= seeds as usize, "{compared}");
+}

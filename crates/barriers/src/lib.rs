@@ -449,6 +449,8 @@ struct Ctx<'k> {
     /// Per block: the innermost loop around it whose handles have bound forms (`u32::MAX`:
     /// none). Only such loops mark the accesses pending at their entry.
     inner_loop: Vec<u32>,
+    /// The access tables as collected, for the pass that runs next (`run_keeping`).
+    kept: Option<Accesses>,
     /// Per statement: a loop whose handles have bound forms (`Accesses::binds`).
     loop_binds: Vec<bool>,
     /// Per descriptor: some async copy writes through it. Such a producer pending since
@@ -534,6 +536,12 @@ fn spans(k: &Kernel, base: &[usize]) -> Vec<(u32, u32)> {
 
 impl<'k> Ctx<'k> {
     fn new(k: &'k Kernel, target: Target) -> Self {
+        Self::new_keeping(k, target, false)
+    }
+
+    /// `new`; with `keep`, a copy of the access tables as collected (before the bindings
+    /// below) is kept in `kept`.
+    fn new_keeping(k: &'k Kernel, target: Target, keep: bool) -> Self {
         let t_start = std::time::Instant::now();
         let info = target.info();
         let threads = k.waves.unwrap_or(info.default_waves) as u64 * info.wave_size as u64;
@@ -580,6 +588,7 @@ impl<'k> Ctx<'k> {
         };
         // Handles bound by parity conditions, and slot views indexed by a loop's induction
         // variable in the loop's first iteration.
+        let kept = keep.then(|| acc.clone());
         let mut acc = acc;
         let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
         if dbg {
@@ -640,6 +649,7 @@ impl<'k> Ctx<'k> {
             dmask,
             flat,
             inner_loop: Vec::new(),
+            kept,
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
             async_loose: Vec::new(),
@@ -2362,8 +2372,21 @@ fn kind_of(p: Mode, q: Mode) -> &'static str {
 
 /// Runs the pass on `kernel` for `target`.
 pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
+    run_keeping(kernel, target, opts, false).0
+}
+
+/// `run`; with `keep`, also the kernel's workgroup accesses as `Accesses::collect_parallel`
+/// gives them (the pass binds its own copy further). Inserting barriers changes no access,
+/// so they are the output kernel's too: async-waits' warning check takes them instead of
+/// collecting them again (a million statements: about a second of one core).
+pub fn run_keeping(
+    kernel: &mut Kernel,
+    target: Target,
+    opts: &InsertOptions,
+    keep: bool,
+) -> (PassReport, Option<Accesses>) {
     if !opts.named_barriers || !matches!(target, Target::Gfx1250 | Target::Sm90) {
-        return run_once(kernel, target, opts);
+        return run_once_ids(kernel, target, opts, None, keep);
     }
     // Named ids move signals across other barriers' phases; the result is checked by our own
     // path model against the single-id result, and the single-id one is kept if the named
@@ -2373,26 +2396,23 @@ pub fn run(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassRep
         named_barriers: target == Target::Sm90,
         ..opts.clone()
     };
-    let rep_single = if target == Target::Sm90 {
-        run_once_ids(&mut single, target, &single_opts, Some(vec![1]))
+    let (rep_single, _) = if target == Target::Sm90 {
+        run_once_ids(&mut single, target, &single_opts, Some(vec![1]), false)
     } else {
-        run_once(&mut single, target, &single_opts)
+        run_once_ids(&mut single, target, &single_opts, None, false)
     };
     let mut named = kernel.clone();
-    let rep_named = run_once(&mut named, target, opts);
+    // Both runs see the same accesses: the named one keeps them.
+    let (rep_named, kept) = run_once_ids(&mut named, target, opts, None, keep);
     let left_single = testing::unordered(&single, target);
     let left_named = testing::unordered(&named, target);
     if left_named.is_subset(&left_single) {
         *kernel = named;
-        rep_named
+        (rep_named, kept)
     } else {
         *kernel = single;
-        rep_single
+        (rep_single, kept)
     }
-}
-
-fn run_once(kernel: &mut Kernel, target: Target, opts: &InsertOptions) -> PassReport {
-    run_once_ids(kernel, target, opts, None)
 }
 
 fn run_once_ids(
@@ -2400,14 +2420,16 @@ fn run_once_ids(
     target: Target,
     opts: &InsertOptions,
     force_ids: Option<Vec<i32>>,
-) -> PassReport {
+    keep: bool,
+) -> (PassReport, Option<Accesses>) {
     let mut report = PassReport::default();
     let info = target.info();
     if !target.is_gpu() || info.barrier == BarrierStyle::None {
-        return report;
+        return (report, None);
     }
     let t0 = std::time::Instant::now();
-    let c = Ctx::new(kernel, target);
+    let mut c = Ctx::new_keeping(kernel, target, keep);
+    let kept = c.kept.take();
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("ctx {:?}", t0.elapsed());
     }
@@ -2580,7 +2602,7 @@ fn run_once_ids(
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("explained {:?}", t0.elapsed());
     }
-    report
+    (report, kept)
 }
 
 /// Frees the analysis tables: on another thread for large kernels when there is a second
