@@ -597,7 +597,7 @@ pub struct Analysis<'a> {
     /// Per statement (by index): for a uniform `if` whose condition binds a loop's handles
     /// (`parity_frame`), their values in the then and else branches.
     #[allow(clippy::type_complexity)]
-    parity: Vec<Option<Box<[Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>; 2]>>>,
+    parity: ParityFrames,
     /// Effect places resolved in a frame: (op, effect index, frame id) -> place.
     framed: HashMap<(StmtId, usize, u32), u32>,
     /// Per statement (by index): its walk-order position and the end of its subtree's
@@ -688,7 +688,9 @@ const MAX_EXACT: u64 = 66;
 const EVAL_BUDGET: u64 = 200_000;
 
 impl<'a> Analysis<'a> {
-    pub fn new(k: &'a Kernel, mem: &'a Memory, target: Target) -> Analysis<'a> {
+    /// The analysis of `k`; `prep` is `Prep::new(k)` (the pass makes it on another thread
+    /// while it builds `mem`).
+    pub fn with_prep(k: &'a Kernel, mem: &'a Memory, target: Target, prep: Prep) -> Analysis<'a> {
         let mut a = Analysis {
             k,
             mem,
@@ -736,37 +738,18 @@ impl<'a> Analysis<'a> {
             recent: Box::new([None; RECENT]),
             memo_on: true,
         };
-        let (pre, post) = subtree_spans(k);
+        let Prep {
+            pre,
+            post,
+            cond_ivs,
+            parity,
+            if_loops,
+        } = prep;
         a.pre = pre;
         a.post = post;
-        k.walk(&mut |_, d| {
-            if let StmtKind::If(i) = &d.kind {
-                for &(v, _) in &i.cond.expr.terms {
-                    if let syncopt_ir::Var::Value(v) = v {
-                        if matches!(k.values[v].kind, syncopt_ir::ValueKind::Iv(_)) {
-                            a.cond_ivs.insert(v);
-                        }
-                    }
-                }
-            }
-        });
-        let mut parity = vec![None; k.stmts.len()];
-        k.walk(&mut |s, d| {
-            if let StmtKind::If(i) = &d.kind {
-                if i.uniformity == syncopt_ir::Uniformity::Uniform && i.cond.modulo.is_some() {
-                    let p = [
-                        Self::parity_frame(k, &i.cond, true),
-                        Self::parity_frame(k, &i.cond, false),
-                    ];
-                    if p.iter().any(|x| !x.is_empty()) {
-                        parity[s.index()] = Some(Box::new(p));
-                    }
-                }
-            }
-        });
+        a.cond_ivs = cond_ivs;
         a.parity = parity;
-        let mut stack = Vec::new();
-        enclosing_loops(k, k.body, &mut stack, &mut a.if_loops);
+        a.if_loops = if_loops;
         // Ops in the kernel's tree, by id (the order places are interned in).
         let mut reached = vec![false; k.stmts.len()];
         k.walk(&mut |s, d| {
@@ -2037,6 +2020,58 @@ fn arrive_wait(st: &mut State, id: i32) {
 }
 
 /// Per statement (by index): its walk-order position and the position just past its subtree.
+/// The tables of an `Analysis` that need no `Memory`: the pass makes them on a second
+/// thread while it builds the `Memory` (`Analysis::with_prep`).
+pub struct Prep {
+    pre: Vec<u32>,
+    post: Vec<u32>,
+    cond_ivs: BTreeSet<syncopt_ir::ValueId>,
+    parity: ParityFrames,
+    if_loops: HashMap<StmtId, Vec<StmtId>>,
+}
+
+/// Per uniform `if` on an induction variable modulo a constant: the handle values of its
+/// two branches (see `Analysis::parity_frame`).
+type ParityFrames = Vec<Option<Box<[Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>; 2]>>>;
+
+impl Prep {
+    pub fn new(k: &Kernel) -> Prep {
+        let (pre, post) = subtree_spans(k);
+        let mut cond_ivs = BTreeSet::new();
+        let mut parity: ParityFrames = vec![None; k.stmts.len()];
+        k.walk(&mut |s, d| {
+            let StmtKind::If(i) = &d.kind else {
+                return;
+            };
+            for &(v, _) in &i.cond.expr.terms {
+                if let syncopt_ir::Var::Value(v) = v {
+                    if matches!(k.values[v].kind, syncopt_ir::ValueKind::Iv(_)) {
+                        cond_ivs.insert(v);
+                    }
+                }
+            }
+            if i.uniformity == syncopt_ir::Uniformity::Uniform && i.cond.modulo.is_some() {
+                let p = [
+                    Analysis::parity_frame(k, &i.cond, true),
+                    Analysis::parity_frame(k, &i.cond, false),
+                ];
+                if p.iter().any(|x| !x.is_empty()) {
+                    parity[s.index()] = Some(Box::new(p));
+                }
+            }
+        });
+        let mut if_loops = HashMap::default();
+        enclosing_loops(k, k.body, &mut Vec::new(), &mut if_loops);
+        Prep {
+            pre,
+            post,
+            cond_ivs,
+            parity,
+            if_loops,
+        }
+    }
+}
+
 pub(crate) fn subtree_spans(k: &Kernel) -> (Vec<u32>, Vec<u32>) {
     fn go(k: &Kernel, b: BlockId, n: &mut u32, pre: &mut [u32], post: &mut [u32]) {
         for &s in &k.blocks[b].stmts {

@@ -25,7 +25,7 @@ use syncopt_ir::{
 };
 use syncopt_targets::{Family, Target};
 
-use dataflow::{Analysis, Carried, Config, Need, Reach, SiteWait, State};
+use dataflow::{Analysis, Carried, Config, Need, Prep, Reach, SiteWait, State};
 
 /// Rounds of "place waits, re-analyse" before settling for the first (always sound) placement.
 const MAX_ROUNDS: usize = 8;
@@ -103,32 +103,64 @@ fn run_impl(
     // SYNCOPT_AW_DEBUG: phase times and analysis counts on stderr.
     let dbg = std::env::var_os("SYNCOPT_AW_DEBUG").is_some();
     let t0 = std::time::Instant::now();
-    let mut mem = place::Memory::new(kernel);
-    if dbg {
-        eprintln!("aw: memory {:?}", t0.elapsed());
-    }
-    mem.threads =
-        u64::from(target.waves(kernel).max(1)) * u64::from(target.info().wave_size.max(1));
-    let mut an = Analysis::new(kernel, &mem, target);
+    let k: &Kernel = kernel;
+    // The tables that need no `Memory` are built meanwhile on a second thread (large
+    // kernels, a second core): each is a walk over every statement.
+    let side = || (Prep::new(k), walk_order(k));
+    let two = k.stmts.len() >= SETUP_PAR_MIN
+        && std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
+    let (mut mem, (prep, order)) = std::thread::scope(|sc| {
+        let h = two
+            .then(|| std::thread::Builder::new().spawn_scoped(sc, side).ok())
+            .flatten();
+        let mem = place::Memory::new(k);
+        if dbg {
+            eprintln!("aw: memory {:?}", t0.elapsed());
+        }
+        (mem, h.and_then(|h| h.join().ok()).unwrap_or_else(side))
+    });
+    mem.threads = u64::from(target.waves(k).max(1)) * u64::from(target.info().wave_size.max(1));
+    // And the segments with their sizes, and the counter check, while the analysis' op
+    // tables are built.
+    let side = || {
+        let segs = if cut {
+            segments(k)
+        } else {
+            vec![k.blocks[k.body].stmts.clone()]
+        };
+        let sizes = segment_sizes(k, &segs);
+        (segs, sizes, unknown_counters(k, target))
+    };
+    let (mut an, (segs, sizes, unknown)) = std::thread::scope(|sc| {
+        let h = two
+            .then(|| std::thread::Builder::new().spawn_scoped(sc, side).ok())
+            .flatten();
+        let an = Analysis::with_prep(k, &mem, target, prep);
+        (an, h.and_then(|h| h.join().ok()).unwrap_or_else(side))
+    });
     an.memo_on = memo;
     if dbg {
         eprintln!("aw: setup {:?}", t0.elapsed());
     }
-    report.diagnostics.extend(unknown_counters(kernel, target));
+    report.diagnostics.extend(unknown);
 
     // Demands never cross a cut (see `segments`): each segment's waits are settled on their
     // own, from the state the settled segments before it leave, which keeps the rounds below
     // local and the pass linear in the kernel's size.
-    let order = walk_order(kernel);
     let threads = mem.threads;
-    let k: &Kernel = kernel;
     // The warning check below needs the barrier pass's access descriptors when some copy is
     // used unpublished: on a large kernel they are collected on the second thread beside the
     // segments (see `settle`), on a small one only when needed.
     let collect = || Accesses::collect_with_threads(k, (threads > 0).then_some(threads));
     let big = k.stmts.len() >= PAR_MIN && given.is_none();
-    let ((sound, final_needs, unpublished), acc) =
-        settle(&mut an, k, target, &order, cut, big.then_some(&collect));
+    let ((sound, final_needs, unpublished), acc) = settle(
+        &mut an,
+        k,
+        target,
+        &order,
+        (&segs, &sizes),
+        big.then_some(&collect),
+    );
     let acc = acc
         .or(given)
         .or_else(|| (!unpublished.is_empty()).then(collect));
@@ -230,6 +262,9 @@ fn run_impl(
     report
 }
 
+/// Kernels from this many statements build the analysis' tables on two threads.
+const SETUP_PAR_MIN: usize = 20_000;
+
 /// Kernels from this many statements collect the warning check's descriptors in parallel.
 const PAR_MIN: usize = 100_000;
 
@@ -252,7 +287,7 @@ fn settle(
     k: &Kernel,
     target: Target,
     order: &[usize],
-    cut: bool,
+    (segs, sizes): (&[Vec<StmtId>], &[usize]),
     collect: Option<&(dyn Fn() -> Accesses + Sync)>,
 ) -> (Settled, Option<Accesses>) {
     let mut acc: Settled = (Config::new(), BTreeMap::new(), BTreeSet::new());
@@ -261,17 +296,11 @@ fn settle(
         acc.1.extend(out.1);
         acc.2.extend(out.2);
     };
-    let segs = if cut {
-        segments(k)
-    } else {
-        vec![k.blocks[k.body].stmts.clone()]
-    };
-    let m = if cut && lanes_wanted(k) {
+    let m = if segs.len() > 1 && lanes_wanted(k) {
         // The second thread also collects the warning check's descriptors, unless they came
         // with the kernel.
         lane_split(
-            k,
-            &segs,
+            sizes,
             if collect.is_some() {
                 LANE_SHARE
             } else {
@@ -289,7 +318,7 @@ fn settle(
             let h = collect
                 .filter(|_| two)
                 .and_then(|c| std::thread::Builder::new().spawn_scoped(sc, c).ok());
-            for seg in &segs {
+            for seg in segs {
                 let out = solve(an, seg, st, target, order);
                 st = out.end;
                 take(&mut acc, (out.sound, out.needs, out.unpublished));
@@ -392,12 +421,25 @@ fn lanes_wanted(k: &Kernel) -> bool {
 /// (nested ones counted) lie before it (the first thread has a head start: the second begins
 /// after copying the analysis, and may collect the warning check's descriptors after its
 /// segments).
-fn lane_split(k: &Kernel, segs: &[Vec<StmtId>], share: usize) -> usize {
-    if segs.len() < 4 {
-        return segs.len();
+fn lane_split(sizes: &[usize], share: usize) -> usize {
+    if sizes.len() < 4 {
+        return sizes.len();
     }
-    let sizes: Vec<usize> = segs
-        .iter()
+    let total: usize = sizes.iter().sum();
+    let goal = total / 100 * share;
+    let mut sum = 0usize;
+    for (i, n) in sizes.iter().enumerate() {
+        if sum >= goal {
+            return i.max(1);
+        }
+        sum += n;
+    }
+    sizes.len()
+}
+
+/// The statements of each segment, nested ones counted.
+fn segment_sizes(k: &Kernel, segs: &[Vec<StmtId>]) -> Vec<usize> {
+    segs.iter()
         .map(|seg| {
             let mut n = 0usize;
             for &s in seg {
@@ -408,17 +450,7 @@ fn lane_split(k: &Kernel, segs: &[Vec<StmtId>], share: usize) -> usize {
             }
             n
         })
-        .collect();
-    let total: usize = sizes.iter().sum();
-    let goal = total / 100 * share;
-    let mut sum = 0usize;
-    for (i, n) in sizes.iter().enumerate() {
-        if sum >= goal {
-            return i.max(1);
-        }
-        sum += n;
-    }
-    segs.len()
+        .collect()
 }
 
 /// Percent of the statements the first thread settles before it takes over the second's.
