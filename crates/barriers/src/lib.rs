@@ -545,8 +545,8 @@ impl<'k> Ctx<'k> {
         let t_start = std::time::Instant::now();
         let info = target.info();
         let threads = k.waves.unwrap_or(info.default_waves) as u64 * info.wave_size as u64;
-        // The access collection is the larger half of this: on a second core when there is
-        // one and the kernel is large, the layout tables are built meanwhile.
+        // Large kernels with a second core: the accesses are collected on the pass' threads,
+        // and the layout tables built beside the bindings after it.
         let two = lane_threads(k) > 1;
         let layout = || {
             let mut base = Vec::with_capacity(k.blocks.len());
@@ -575,27 +575,31 @@ impl<'k> Ctx<'k> {
             (base, point_block, weight, flat, dead, span)
         };
         let workers = lane_threads(k);
-        let (acc, (base, point_block, weight, flat, dead, span)) = if two {
-            std::thread::scope(|sc| {
-                // No thread to be had: the tables are built here afterwards.
-                let h = std::thread::Builder::new().spawn_scoped(sc, layout).ok();
-                let acc = Accesses::collect_parallel(k, Some(threads), workers);
-                let l = h.and_then(|h| h.join().ok()).unwrap_or_else(layout);
-                (acc, l)
-            })
+        let mut acc = if two {
+            Accesses::collect_parallel(k, Some(threads), workers)
         } else {
-            (Accesses::collect_with_threads(k, Some(threads)), layout())
+            Accesses::collect_with_threads(k, Some(threads))
         };
-        // Handles bound by parity conditions, and slot views indexed by a loop's induction
-        // variable in the loop's first iteration.
         let kept = keep.then(|| acc.clone());
-        let mut acc = acc;
         let dbg = std::env::var("SYNCOPT_BAR_DEBUG").is_ok();
         if dbg {
             eprintln!("ctx: access collection {:?}", t_start.elapsed());
         }
-        let rebound = acc.bind_parity(k);
-        let first_ivs = acc.bind_first_ivs(k);
+        // Handles bound by parity conditions, and slot views indexed by a loop's induction
+        // variable in the loop's first iteration: one thread's work, so the layout tables are
+        // built meanwhile (during the collection they took a core from its workers).
+        let bind = |acc: &mut Accesses| (acc.bind_parity(k), acc.bind_first_ivs(k));
+        let ((rebound, first_ivs), (base, point_block, weight, flat, dead, span)) = if two {
+            std::thread::scope(|sc| {
+                // No thread to be had: the tables are built here afterwards.
+                let h = std::thread::Builder::new().spawn_scoped(sc, layout).ok();
+                let b = bind(&mut acc);
+                let l = h.and_then(|h| h.join().ok()).unwrap_or_else(layout);
+                (b, l)
+            })
+        } else {
+            (bind(&mut acc), layout())
+        };
         if dbg {
             eprintln!(
                 "ctx: parity and first-iteration forms {:?}",
