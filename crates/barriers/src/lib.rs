@@ -109,12 +109,19 @@ struct Key {
     back: bool,
     /// The residue (modulo its handles' period) of the iteration of the innermost loop
     /// around the current point, when the path from the access tells it (the access ran in
-    /// a branch of `if uniform %i mod m == r`, see `Accesses::residue_ops`); `NO_RES` else.
+    /// a branch of `if uniform %i mod m == r`, see `Accesses::residue_ops`, or was pending
+    /// when the path entered one, see `Sim::enter_branch`); `NO_RES` when not known and the
+    /// access was made in the current iteration, `OLD_RES` when it may be older.
     res: u8,
 }
 
-/// `Key::res` when the residue is not known.
+/// `Key::res`: residue not known, the access made in the current iteration of the innermost
+/// loop with handles (or before it, with `Key::first`).
 const NO_RES: u8 = u8::MAX;
+/// `Key::res` of an access whose residue is not known and that may come from an earlier
+/// iteration of the innermost loop with handles (it crossed that loop's back edge, or left an
+/// inner loop): a parity branch does not tell the values its handles had.
+const OLD_RES: u8 = u8::MAX - 1;
 
 /// Pending accesses: key -> (newest stamp, newest access with that key).
 #[derive(Clone, Debug, Default)]
@@ -317,8 +324,9 @@ impl State {
             return;
         }
         for (k, &(s, a)) in &o.m {
-            if first.is_some() && k.back {
-                // Already in the second iteration, the last: there is no third.
+            if first.is_some() && (k.back || (k.res < OLD_RES && k.res != 0)) {
+                // Already in the second iteration, the last (or made in it, as the residue
+                // of its path tells): there is no third.
                 continue;
             }
             let mut k = *k;
@@ -333,8 +341,12 @@ impl State {
             }
             k.first = false;
             // The next iteration's residue (this loop is the innermost one with handles).
-            if let (Some(q), true) = (period, k.res != NO_RES) {
-                k.res = ((k.res as u16 + 1) % q.max(1) as u16) as u8;
+            if let Some(q) = period {
+                k.res = if k.res < q {
+                    ((k.res as u16 + 1) % q.max(1) as u16) as u8
+                } else {
+                    OLD_RES
+                };
             }
             if dep(&k) {
                 let only = acc.descs[k.desc as usize].ivs.len() == 1;
@@ -380,7 +392,7 @@ impl State {
         if !self
             .m
             .keys()
-            .any(|k| k.first || k.back || k.res != NO_RES || bind(k).is_some())
+            .any(|k| k.first || k.back || k.res != OLD_RES || bind(k).is_some())
         {
             return;
         }
@@ -388,7 +400,9 @@ impl State {
         for &(mut k, (s, a)) in &old {
             k.first = false;
             k.back = false;
-            k.res = NO_RES;
+            // Out of an inner loop, nothing tells which iteration of the loop around it an
+            // access came from.
+            k.res = OLD_RES;
             if let Some(d) = bind(&k) {
                 k.desc = d;
             }
@@ -484,6 +498,10 @@ struct Ctx<'k> {
     /// Per statement (empty when none): for an op that runs in one residue of its innermost
     /// loop with handles (`Accesses::residue_ops`), that residue (`Key::res`); `NO_RES` else.
     op_res: Vec<u8>,
+    /// Per `if` on the induction variable of the innermost loop with handles around it that
+    /// `Key::res` follows: (if statement, loop, residue of its then branch, of its else
+    /// branch; `NO_RES` where the branch runs in several), sorted.
+    if_res: Vec<(u32, u32, u8, u8)>,
     /// Those loops with their handles' periods, sorted.
     res_loops: Vec<(StmtId, u8)>,
     /// (descriptor, loop index, residue) -> the descriptor with that loop's handles bound to
@@ -660,6 +678,7 @@ impl<'k> Ctx<'k> {
             unbound_of,
             first_ivs,
             op_res: Vec::new(),
+            if_res: Vec::new(),
             res_loops,
             res_forms,
             // Only AMD waves are lockstep (see `Target::lockstep_threads`).
@@ -758,6 +777,7 @@ impl<'k> Ctx<'k> {
                 }
             }
             c.op_res = op_res;
+            c.if_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops);
         }
         let mut async_desc = vec![false; c.acc.descs.len()];
         let mut async_loose = vec![false; c.acc.descs.len()];
@@ -896,7 +916,7 @@ impl<'k> Ctx<'k> {
                     .last_bound(d, StmtId::new(lp as usize))
                     .unwrap_or(d),
             }
-        } else if k.res != NO_RES {
+        } else if k.res < OLD_RES {
             // The residue the key's path puts the current iteration of the innermost loop
             // with handles in (the loop `Key::res` follows).
             let lp = self.inner_loop[b.index()];
@@ -1936,28 +1956,157 @@ impl<'c, 'k> Sim<'c, 'k> {
     }
 
     fn run_if(&mut self, d: &IfData, entry: State) -> State {
+        let s = self.c.k.blocks[d.then_block].parent;
+        if let Some(&(_, lp, rt, re)) = s.and_then(|s| {
+            let i = self
+                .c
+                .if_res
+                .binary_search_by_key(&(s.index() as u32), |x| x.0)
+                .ok()?;
+            self.c.if_res.get(i)
+        }) {
+            return self.run_if_branches(d, entry, Some((lp, rt, re)));
+        }
+        self.run_if_branches(d, entry, None)
+    }
+
+    /// Pending accesses made in the current iteration of loop `lp` (`Key::res` is `NO_RES`:
+    /// not carried, not older than its entry), entering a branch that runs only in
+    /// iterations of residue `r`: the handles they went through held that residue's values
+    /// (`Accesses::residue_forms`), and what they meet later in this iteration runs in it
+    /// too (seed 129). Async producers stay as they are (async-waits compares them unbound).
+    /// Accesses whose path put the iteration in another residue do not enter the branch.
+    fn enter_branch(&self, st: &mut State, lp: u32, r: u8) {
+        let c = self.c;
+        let fits = |k: &Key| {
+            k.res == NO_RES
+                && k.carried == 0
+                && !k.first
+                && !k.back
+                && !c.async_desc[k.desc as usize]
+        };
+        // A key whose path put the iteration in another residue never takes this branch.
+        let other = |k: &Key| k.res < OLD_RES && k.res != r;
+        if r == NO_RES || !st.m.keys().any(|k| fits(k) || other(k)) {
+            return;
+        }
+        let old = st.m.take();
+        for &(mut k, (s, a)) in &old {
+            if other(&k) {
+                continue;
+            }
+            if fits(&k) {
+                if let Ok(i) = c
+                    .res_forms
+                    .binary_search_by_key(&(k.desc, lp, r as u32), |x| x.0)
+                {
+                    k.desc = c.res_forms[i].1;
+                }
+                k.res = r;
+            }
+            st.insert(k, s, a);
+        }
+        recycle(old);
+    }
+
+    fn run_if_branches(&mut self, d: &IfData, entry: State, res: Option<(u32, u8, u8)>) -> State {
+        let branch = |me: &Self, mut st: State, then: bool| {
+            if let Some((lp, rt, re)) = res {
+                me.enter_branch(&mut st, lp, if then { rt } else { re });
+            }
+            st
+        };
         let (then_dead, else_dead) = self.c.k.blocks[d.then_block]
             .parent
             .map_or((false, false), |s| self.c.dead[s.index()]);
         if then_dead {
+            let entry = branch(self, entry, false);
             return match d.else_block {
                 Some(e) => self.run_block(e, entry),
                 None => entry,
             };
         }
         if else_dead {
+            let entry = branch(self, entry, true);
             return self.run_block(d.then_block, entry);
         }
-        let mut out = self.run_block(d.then_block, entry.clone());
+        let then_in = branch(self, entry.clone(), true);
+        let mut out = self.run_block(d.then_block, then_in);
+        let else_in = branch(self, entry, false);
         match d.else_block {
             Some(e) => {
-                let o2 = self.run_block(e, entry);
+                let o2 = self.run_block(e, else_in);
                 out.join(&o2);
             }
-            None => out.join(&entry),
+            None => out.join(&else_in),
         }
         out
     }
+}
+
+/// `Ctx::if_res`: each uniform `if` on the induction variable alone of a loop `Key::res`
+/// follows (`res_loops`, the innermost such loop around the `if`, constant start), with the
+/// residue (iteration number modulo the handles' period) each branch runs in, when it runs
+/// in one only.
+fn branch_residues(
+    k: &Kernel,
+    inner_loop: &[u32],
+    block_of: &[u32],
+    res_loops: &[(StmtId, u8)],
+) -> Vec<(u32, u32, u8, u8)> {
+    let mut out = Vec::new();
+    for (s, d) in k.stmts.iter() {
+        let StmtKind::If(i) = &d.kind else {
+            continue;
+        };
+        let (syncopt_ir::Uniformity::Uniform, [(syncopt_ir::Var::Value(iv), _)]) =
+            (i.uniformity, i.cond.expr.terms.as_slice())
+        else {
+            continue;
+        };
+        let syncopt_ir::ValueKind::Iv(lp) = k.values[*iv].kind else {
+            continue;
+        };
+        let b = block_of[s.index()];
+        if b == u32::MAX || inner_loop[b as usize] != lp.index() as u32 {
+            continue;
+        }
+        let Ok(q) = res_loops
+            .binary_search_by_key(&lp, |x| x.0)
+            .map(|j| res_loops[j].1)
+        else {
+            continue;
+        };
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            continue;
+        };
+        let syncopt_ir::Bound::Const(lo) = f.lo else {
+            continue;
+        };
+        // The branch taken in iterations x, x + q, ..., x + 3q of each residue x: one that
+        // differs between them tells no residue.
+        let mut taken: Vec<Option<bool>> = Vec::with_capacity(q as usize);
+        for x in 0..q as i64 {
+            let v = |n: i64| {
+                i.cond
+                    .eval(|_| lo.wrapping_add(f.step.wrapping_mul(x + n * q as i64)))
+            };
+            let t = v(0);
+            taken.push((1..4).all(|n| v(n) == t).then_some(t));
+        }
+        let only = |want: bool| {
+            let mut it = (0..q).filter(|&x| taken[x as usize] != Some(!want));
+            match (it.next(), it.next()) {
+                (Some(x), None) if taken[x as usize] == Some(want) => x,
+                _ => NO_RES,
+            }
+        };
+        let (rt, re) = (only(true), only(false));
+        if rt != NO_RES || re != NO_RES {
+            out.push((s.index() as u32, lp.index() as u32, rt, re));
+        }
+    }
+    out
 }
 
 /// The innermost loop around each block among those marked in `binds` (`u32::MAX`: none).

@@ -481,6 +481,26 @@ fn coverage_repeats_keep_their_producers() {
     assert!(vr.is_ok(), "{:#?}", vr.diagnostics);
 }
 
+/// `gen --executable --seed 129`: "ld_12" reads `%cur1[511 - tid]` before the parity branch
+/// `if uniform %i1 mod 2 == 0` that tells which buffer `%cur1` is; in the else branch (odd
+/// iterations, `%cur1` = %B, no barrier) it stays pending into the next iteration, whose
+/// "cp_async_11" writes %A. Entering the branch now binds what the iteration made through
+/// the loop's handles to the branch's residue, and a pending access whose path put the
+/// iteration in the other residue does not enter it (the nested `if` on the same parity):
+/// no barrier at the loop head.
+#[test]
+fn pending_accesses_enter_parity_branches_bound() {
+    for t in [Target::Sm90, Target::Gfx1250, Target::Gfx950] {
+        let src = generate(&GenOptions {
+            ops: 20,
+            seed: 129,
+            target: t,
+            executable: true,
+        });
+        assert_minimal(&src, t, 3);
+    }
+}
+
 /// Words before a view's start (gfx950 `gen --executable` seeds 31, 60: 256 threads run an
 /// index written for 128): "st" writes words `127 - tid`, 127 down to 0 and then before %A;
 /// its last word still bounds the bytes it touches, [0, 512), which "rd" of [512, 1024) does
