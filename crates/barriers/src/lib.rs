@@ -2250,6 +2250,71 @@ fn solve(c: &Ctx) -> Solution {
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("coverage done {:?} hits {}", t0.elapsed(), hits.len());
     }
+    // A placed barrier that is the first one after no pending access it conflicts with
+    // orders nothing the others do not: the what-if runs can place one (their lookahead is
+    // cut short, or a kernel's own split barriers leave accesses between signal and wait;
+    // inserting into such output again added one). Dropped, the hazards no barrier orders
+    // must stay the same: two such barriers in a row may each be all that orders some pair,
+    // so all are tried at once, then (small kernels) one at a time. Each try is a coverage
+    // run: large kernels with many of them keep them (at 1M statements, 1,169, and all at
+    // once does not hold).
+    let idle = |placed: &[bool], hits: &[Hit]| -> Vec<usize> {
+        let mut used = vec![false; n];
+        for &(tag, _, _) in hits {
+            if let Some(u) = used.get_mut(tag as usize) {
+                *u = true;
+            }
+        }
+        (0..n).filter(|&p| placed[p] && !used[p]).collect()
+    };
+    let open = |h: &[Hit]| -> Vec<(u32, u32)> {
+        h.iter()
+            .filter(|x| x.0 == NONE)
+            .map(|x| (x.1, x.2))
+            .collect()
+    };
+    let small = c.k.stmts.len() < PAR_MIN;
+    let spare = idle(&placed, &hits);
+    if !spare.is_empty() && (small || spare.len() <= 16) {
+        let (mut placed, mut hits) = (placed, hits);
+        let was = open(&hits);
+        let mut fewer = placed.clone();
+        for &p in &spare {
+            fewer[p] = false;
+        }
+        let all = coverage(c, &fewer);
+        if open(&all) == was {
+            placed = fewer;
+            hits = all;
+        } else if small {
+            let mut tried: Vec<usize> = Vec::new();
+            while tried.len() < 32 {
+                let Some(p) = idle(&placed, &hits)
+                    .into_iter()
+                    .find(|p| !tried.contains(p))
+                else {
+                    break;
+                };
+                tried.push(p);
+                let mut fewer = placed.clone();
+                fewer[p] = false;
+                let h = coverage(c, &fewer);
+                if open(&h) == was {
+                    placed = fewer;
+                    hits = h;
+                }
+            }
+        }
+        if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+            eprintln!(
+                "idle barriers: {}, {} left ({:?})",
+                spare.len(),
+                idle(&placed, &hits).len(),
+                t0.elapsed()
+            );
+        }
+        return Solution { placed, hits };
+    }
     Solution { placed, hits }
 }
 
