@@ -40,7 +40,11 @@
 //! everything crossing it meets the accesses of the second iteration with the handles bound
 //! to their values there (`Key::back`; the last iteration's, when the trip count is 2).
 //! Per-thread words hold through rotating handles too (`Lane`), in one iteration or at a
-//! known distance.
+//! known distance. Entering a branch of `if uniform %i mod m == r` (the innermost loop with
+//! handles), what the current iteration made through the handles takes that residue's
+//! values, and what a path in another residue left pending does not enter the branch
+//! (`Sim::enter_branch`). Barriers the final coverage run attributes no hazard to are
+//! dropped when that leaves the unordered hazards as they were (`solve`).
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
