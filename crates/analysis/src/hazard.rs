@@ -210,7 +210,7 @@ pub struct Bind {
 }
 
 /// One static access: an effect of an op on workgroup memory.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Access {
     pub stmt: StmtId,
     pub loc: Option<Loc>,
