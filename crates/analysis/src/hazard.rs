@@ -2001,13 +2001,21 @@ fn parity_fix(
     let (lp, f, lo) = const_start_loop(k, iv)?;
     let (orbits, _, _) = r.rotation(lp, f)?;
     let q = rotation_period(&orbits)?;
+    residue_where(c, v, lo, f.step, q).map(|it| (lp, it))
+}
+
+/// The residue modulo `q` of the iteration number of a loop starting at `lo` by `step` in
+/// every iteration where `c`, a condition on its induction variable modulo a constant (at
+/// most 64), is `v`; `None` when several residues (or none) have such iterations. The
+/// handles' residue of a parity branch (`bind_parity`, and the barrier pass's branch entry).
+pub fn residue_where(c: &syncopt_ir::Cond, v: bool, lo: i64, step: i64, q: u64) -> Option<u64> {
     let m = u64::try_from(c.modulo?)
         .ok()
         .filter(|&m| m > 0 && m <= 64)?;
     let period = lcm(q, m);
     let mut residue: Option<u64> = None;
     for it in 0..period {
-        let x = lo.checked_add(f.step.checked_mul(it as i64)?)?;
+        let x = lo.checked_add(step.checked_mul(it as i64)?)?;
         if c.eval(|_| x) == v {
             let res = it % q;
             match residue {
@@ -2017,7 +2025,7 @@ fn parity_fix(
             }
         }
     }
-    residue.map(|it| (lp, it))
+    residue
 }
 
 /// `d` with induction variable `iv` fixed to `lo` in its slot indices (see

@@ -2087,23 +2087,11 @@ fn branch_residues(
         let syncopt_ir::Bound::Const(lo) = f.lo else {
             continue;
         };
-        // The branch taken in iterations x, x + q, ..., x + 3q of each residue x: one that
-        // differs between them tells no residue.
-        let mut taken: Vec<Option<bool>> = Vec::with_capacity(q as usize);
-        for x in 0..q as i64 {
-            let v = |n: i64| {
-                i.cond
-                    .eval(|_| lo.wrapping_add(f.step.wrapping_mul(x + n * q as i64)))
-            };
-            let t = v(0);
-            taken.push((1..4).all(|n| v(n) == t).then_some(t));
-        }
-        let only = |want: bool| {
-            let mut it = (0..q).filter(|&x| taken[x as usize] != Some(!want));
-            match (it.next(), it.next()) {
-                (Some(x), None) if taken[x as usize] == Some(want) => x,
-                _ => NO_RES,
-            }
+        let only = |v: bool| {
+            syncopt_analysis::hazard::residue_where(&i.cond, v, lo, f.step, u64::from(q))
+                .and_then(|r| u8::try_from(r).ok())
+                .filter(|&r| r < OLD_RES)
+                .unwrap_or(NO_RES)
         };
         let (rt, re) = (only(true), only(false));
         if rt != NO_RES || re != NO_RES {
