@@ -892,10 +892,19 @@ impl Memory {
         if let Base::Handle(h) = &p.base {
             if is_arg_of(k, *h, lp) {
                 return match self.handle_at_exit(k, lp, f, *h, &p.region) {
-                    Some(mut q) => {
-                        q.apart = apart_outside(k, lp, &p.apart);
-                        q
-                    }
+                    // The last iteration's buffer, and its induction variable as below: the
+                    // index keeps naming the loop's variable, which the loop's next entry
+                    // (an outer loop's next iteration) takes from its start again (campaign
+                    // seed 571: the last copy was taken for the same thread's words as the
+                    // first copy of the next entry).
+                    Some(q) => self.out_of_loop(
+                        k,
+                        lp,
+                        &Place {
+                            apart: p.apart.clone(),
+                            ..q
+                        },
+                    ),
                     None => self.degrade(p),
                 };
             }

@@ -1,12 +1,13 @@
-//! Open soundness bug (found at the end of session 6, present at its start too): a copy the
-//! last iteration of an inner loop issues through a rotating handle is overwritten by other
-//! warps' copy in the first iteration of the next entry of that loop (the outer loop's next
-//! iteration): `%nxt` is %A again there. The barrier pass puts a barrier at the end of the
-//! inner body (it orders the two copies), but async-waits puts the `cp_async.wait 0` only at
-//! the top of the body, after that barrier: the last copy completes unpublished, and the
-//! verifier and the interpreter both see the write-after-write race. Campaign: `gen
-//! --executable --ops 100 --seed 571` on every GPU target. Ignored until fixed (`cargo test
-//! -p syncopt-async-waits --test reentry -- --ignored` shows it).
+//! A copy the last iteration of an inner loop issues through a rotating handle is
+//! overwritten by other warps' copy in the first iteration of the next entry of that loop
+//! (the outer loop's next iteration): `%nxt` is %A again there. The barrier pass puts a
+//! barrier at the end of the inner body (it orders the two copies); async-waits once put the
+//! `cp_async.wait 0` only at the top of the body, after that barrier: out of the loop the
+//! copy's place was the last iteration's buffer with the index still naming the loop's
+//! variable, which the next entry's first copy then matched word for word (same thread).
+//! The last copy completed unpublished, and the verifier and the interpreter both saw the
+//! write-after-write race (campaign: `gen --executable --ops 100 --seed 571`, every GPU
+//! target; found at the end of session 6, present at its start too).
 
 use syncopt_analysis::InsertOptions;
 
@@ -26,7 +27,6 @@ kernel @k(%n = 2) waves 4 {
 ";
 
 #[test]
-#[ignore = "open soundness bug: a copy leaving an inner loop meets the loop's next entry unpublished"]
 fn copy_leaving_an_inner_loop_is_published_before_its_next_entry() {
     let file = syncopt_ir::parse(SRC).expect("parses");
     let mut k = file.chunks[0].kernels[0].clone();
