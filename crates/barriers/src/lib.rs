@@ -1959,21 +1959,6 @@ impl<'c, 'k> Sim<'c, 'k> {
         out
     }
 
-    fn run_if(&mut self, d: &IfData, entry: State) -> State {
-        let s = self.c.k.blocks[d.then_block].parent;
-        if let Some(&(_, lp, rt, re)) = s.and_then(|s| {
-            let i = self
-                .c
-                .if_res
-                .binary_search_by_key(&(s.index() as u32), |x| x.0)
-                .ok()?;
-            self.c.if_res.get(i)
-        }) {
-            return self.run_if_branches(d, entry, Some((lp, rt, re)));
-        }
-        self.run_if_branches(d, entry, None)
-    }
-
     /// Pending accesses made in the current iteration of loop `lp` (`Key::res` is `NO_RES`:
     /// not carried, not older than its entry), entering a branch that runs only in
     /// iterations of residue `r`: the handles they went through held that residue's values
@@ -2013,16 +1998,24 @@ impl<'c, 'k> Sim<'c, 'k> {
         recycle(old);
     }
 
-    fn run_if_branches(&mut self, d: &IfData, entry: State, res: Option<(u32, u8, u8)>) -> State {
+    fn run_if(&mut self, d: &IfData, entry: State) -> State {
+        let c = self.c;
+        let s = c.k.blocks[d.then_block].parent;
+        // The residues of the branches, on the innermost loop with handles (`if_res`).
+        let res = s.and_then(|s| {
+            let i = c
+                .if_res
+                .binary_search_by_key(&(s.index() as u32), |x| x.0)
+                .ok()?;
+            Some(c.if_res[i])
+        });
         let branch = |me: &Self, mut st: State, then: bool| {
-            if let Some((lp, rt, re)) = res {
+            if let Some((_, lp, rt, re)) = res {
                 me.enter_branch(&mut st, lp, if then { rt } else { re });
             }
             st
         };
-        let (then_dead, else_dead) = self.c.k.blocks[d.then_block]
-            .parent
-            .map_or((false, false), |s| self.c.dead[s.index()]);
+        let (then_dead, else_dead) = s.map_or((false, false), |s| c.dead[s.index()]);
         if then_dead {
             let entry = branch(self, entry, false);
             return match d.else_block {
