@@ -221,6 +221,8 @@ impl Entry {
         self.idle() && self.unpub.is_none()
     }
     fn join(&mut self, o: &Entry) {
+        let mine_unarmed = self.live.is_some() || self.unpub.is_some();
+        let other_unarmed = o.live.is_some() || o.unpub.is_some();
         let self_c = self.live.as_ref().map(|l| l.count);
         let o_c = o.live.as_ref().map(|l| l.count);
         let pick_other = match (self_c, o_c) {
@@ -260,44 +262,58 @@ impl Entry {
             (a, b) => a.or_else(|| b.clone()),
         };
         merge_last(&mut self.last, &o.last);
-        for (id, b) in o.armed.iter() {
-            merge_last(self.armed.entry(*id), b);
-        }
+        self.armed.join(&o.armed, mine_unarmed, other_unarmed);
     }
 }
 
 /// Per split-barrier id, what its last signal armed: a map kept as a sorted vector (almost
-/// always empty, and an empty vector costs nothing to copy or drop).
+/// always empty, and an empty vector costs nothing to copy or drop). The flag is set when, on
+/// some path, the entry's copy was not in flight at that signal (issued after it, or on a path
+/// that met the signal with nothing at this place, then issued): the wait then publishes what
+/// the signal armed, but not the entry's copy in flight.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Armed(Vec<(i32, Lasts)>);
+pub struct Armed(Vec<(i32, Lasts, bool)>);
 
 impl Armed {
-    fn iter(&self) -> impl Iterator<Item = (&i32, &Lasts)> {
-        self.0.iter().map(|(k, v)| (k, v))
-    }
     fn values(&self) -> impl Iterator<Item = &Lasts> {
         self.0.iter().map(|x| &x.1)
     }
     fn values_mut(&mut self) -> impl Iterator<Item = &mut Lasts> {
         self.0.iter_mut().map(|x| &mut x.1)
     }
-    /// The entry of `id`, made empty if absent.
-    fn entry(&mut self, id: i32) -> &mut Lasts {
-        let i = match self.0.binary_search_by_key(&id, |x| x.0) {
-            Ok(i) => i,
-            Err(i) => {
-                self.0.insert(i, (id, Lasts::Zero));
-                i
-            }
-        };
-        &mut self.0[i].1
+    fn has(&self, id: i32) -> bool {
+        self.0.binary_search_by_key(&id, |x| x.0).is_ok()
     }
     fn insert(&mut self, id: i32, v: Lasts) {
-        *self.entry(id) = v;
+        match self.0.binary_search_by_key(&id, |x| x.0) {
+            Ok(i) => self.0[i] = (id, v, false),
+            Err(i) => self.0.insert(i, (id, v, false)),
+        }
     }
-    fn remove(&mut self, id: i32) -> Option<Lasts> {
+    fn remove(&mut self, id: i32) -> Option<(Lasts, bool)> {
         let i = self.0.binary_search_by_key(&id, |x| x.0).ok()?;
-        Some(self.0.remove(i).1)
+        let (_, l, partial) = self.0.remove(i);
+        Some((l, partial))
+    }
+    /// Joins `o`'s arming into this one. `mine_unarmed` / `other_unarmed`: that side holds a
+    /// copy (in flight, or completed and unpublished) that an id it lacks did not arm.
+    fn join(&mut self, o: &Armed, mine_unarmed: bool, other_unarmed: bool) {
+        if other_unarmed {
+            for x in self.0.iter_mut() {
+                if !o.has(x.0) {
+                    x.2 = true;
+                }
+            }
+        }
+        for (id, b, partial) in &o.0 {
+            match self.0.binary_search_by_key(id, |x| x.0) {
+                Ok(i) => {
+                    merge_last(&mut self.0[i].1, b);
+                    self.0[i].2 |= *partial;
+                }
+                Err(i) => self.0.insert(i, (*id, b.clone(), *partial || mine_unarmed)),
+            }
+        }
     }
 }
 
@@ -2006,8 +2022,13 @@ const MONOLITHIC: i32 = i32::MIN;
 /// are not: their publishing barrier is a later wait.
 fn arrive_wait(st: &mut State, id: i32) {
     for e in st.values_mut() {
-        if let Some(a) = e.armed.remove(id) {
+        if let Some((a, partial)) = e.armed.remove(id) {
             e.last = a;
+            if partial {
+                // What is in flight (or completed) on the paths the signal did not arm stays
+                // unpublished: its consumers in the issuing wave wait for it themselves.
+                continue;
+            }
             e.unpub = None;
             if let Some(l) = &mut e.live {
                 l.free = false;

@@ -45,14 +45,13 @@ fn insert_failed(k: &mut syncopt_ir::Kernel, t: syncopt_targets::Target) -> bool
         || syncopt_async_waits::run(k, t, &opts).has_errors()
 }
 
-/// Open soundness bug (found at the end of session 6, present at its start too): `gen
-/// --executable --ops 200 --seed 1154` on gfx1200/gfx1250. A split barrier's signal comes
-/// before a loop nest whose body issues `cp_async_117 async write %B[tid]` (each iteration
-/// waits for the previous copy first); the barrier's wait comes after the loops, and a later
-/// read of %B (`ld_126`, its own words too) finds the last copy with no wait after it: the
-/// verifier reports it in flight. Ignored until fixed (`-- --ignored` shows it).
+/// `gen --executable --ops 200 --seed 1154` on gfx1200/gfx1250 (campaign, session 6). A split
+/// barrier's signal comes before a loop nest whose body issues `cp_async_117 async write
+/// %B[tid]`; the barrier's wait comes after the loops, and a later read of %B (`ld_126`, its
+/// own words too) found the last copy with no wait after it: the loops' zero-trip path joined
+/// the copy the signal had armed into the entry, and the wait took the whole entry as
+/// published. Reduced in tests/split_arming.rs.
 #[test]
-#[ignore = "open soundness bug: a copy issued in loops between a signal and its wait is left in flight"]
 fn copy_in_loops_between_signal_and_wait_is_waited_for() {
     let t = syncopt_targets::Target::Gfx1250;
     let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
