@@ -487,7 +487,7 @@ impl Accesses {
                     continue;
                 }
                 let desc = make_desc(k, d.mode, regions, &src.sel.selector(), src.threads);
-                out.push((i, Some(desc)));
+                out.push((i, fit_ivs(k, desc, &d.ivs, *lp)));
             }
             out
         };
@@ -667,10 +667,11 @@ impl Accesses {
             }
             mine.sort_unstable();
             mine.dedup();
-            let mode = self.descs[d].mode;
+            let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
             for (lp, q) in mine {
                 for res in 0..q {
-                    let Some(nd) = bound_in(k, &exact, &mut resolvers, mode, &src, lp, res) else {
+                    let Some(nd) = bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, res)
+                    else {
                         continue;
                     };
                     let id = self.intern_in(&mut intern, nd);
@@ -735,8 +736,9 @@ impl Accesses {
                 {
                     continue;
                 }
-                let mode = desc.mode;
-                let Some(nd) = bound_in(k, &exact, &mut resolvers, mode, &src, lp, it) else {
+                let (mode, ivs) = (desc.mode, desc.ivs.clone());
+                let Some(nd) = bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, it)
+                else {
                     continue;
                 };
                 let key = (nd, d as u32);
@@ -1780,19 +1782,8 @@ fn lane_words<'a>(a: &'a Desc, i: usize, b: &'a Desc, j: usize) -> Option<(Words
     }
     let b1 = (*l1.slot_bases.get(i)?)?;
     let b2 = (*l2.slot_bases.get(j)?)?;
-    let fits = |l: &Lane, base: u64| {
-        let Some((t0, t1)) = l.tids else {
-            return false;
-        };
-        if t1 <= t0 {
-            return true;
-        }
-        let (a, c) = (l.expr.coef(Var::Tid) as i128, l.expr.constant as i128);
-        let (x0, x1) = (c + a * t0 as i128, c + a * (t1 as i128 - 1));
-        let (w0, w1) = (x0.min(x1), x0.max(x1));
-        base as i128 + 4 * w0 >= 0 && base as i128 + 4 * w1 + 4 <= s1.size as i128
-    };
-    (fits(l1, b1) && fits(l2, b2)).then_some(((b1, &l1.expr), (b2, &l2.expr)))
+    (stays_in_slot(l1, s1, b1) && stays_in_slot(l2, s2, b2))
+        .then_some(((b1, &l1.expr), (b2, &l2.expr)))
 }
 
 /// Threads a workgroup may have for `same_wave_only` to look at each of them.
@@ -2120,7 +2111,7 @@ fn bound_in<'k>(
     k: &'k Kernel,
     exact: &'k BTreeMap<StmtId, u64>,
     resolvers: &mut BTreeMap<(StmtId, u64), Resolver<'k>>,
-    mode: Mode,
+    (mode, ivs): (Mode, &[ValueId]),
     src: &BindSrc,
     lp: StmtId,
     it: u64,
@@ -2135,7 +2126,12 @@ fn bound_in<'k>(
         r.unbound = false;
         return None;
     }
-    let mut nd = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
+    let mut nd = fit_ivs(
+        k,
+        make_desc(k, mode, regions, &src.sel.selector(), src.threads),
+        ivs,
+        lp,
+    )?;
     if nd.regions.iter().any(|g| g.handle.is_some()) {
         nd.bind = Some(Box::new(src.clone()));
     }
@@ -2210,6 +2206,78 @@ fn handles_in_iteration(
     }
     nd.only = d.only.clone();
     Some(nd)
+}
+
+/// A bound form `nd` (handles of loop `lp` fixed) of a descriptor whose induction variables
+/// are `ivs`. The iteration distances callers pass (`Key::carried` in the barrier pass) were
+/// tracked for `ivs` only: where binding gave words or slots that move with the variable of
+/// a loop inside `lp` (an index through the handle that names an inner loop's variable), a
+/// pending access bound at `lp`'s back edge or exit has left that inner loop with its
+/// distance untracked. The form then keeps its byte ranges (they hold for every value) but
+/// not the per-thread words, which would be compared at a wrong distance (seed 2975: the last
+/// inner iteration's write met the next outer iteration's read as the same thread's); `None`
+/// when a slot moves with such a variable. Variables of loops around `lp` are tracked from
+/// the binding on.
+fn fit_ivs(k: &Kernel, mut nd: Desc, ivs: &[ValueId], lp: StmtId) -> Option<Desc> {
+    let inner = |v: &ValueId| match k.values[*v].kind {
+        ValueKind::Iv(l) => l != lp && loop_inside(k, l, lp),
+        _ => false,
+    };
+    let extra: Vec<ValueId> = nd
+        .ivs
+        .iter()
+        .copied()
+        .filter(|v| !ivs.contains(v) && inner(v))
+        .collect();
+    if extra.is_empty() {
+        return Some(nd);
+    }
+    let moves = |e: &AffineExpr| extra.iter().any(|&v| e.coef(Var::Value(v)) != 0);
+    if nd.regions.iter().any(|r| {
+        r.slot.as_ref().is_some_and(|x| moves(&x.index))
+            || r.over.as_ref().is_some_and(|x| moves(&x.index))
+    }) || nd.only.iter().any(|o| extra.contains(&o.0))
+    {
+        return None;
+    }
+    nd.owner = None;
+    nd.lane = None;
+    let keep: Vec<bool> = nd.ivs.iter().map(|v| !extra.contains(v)).collect();
+    let mut i = 0;
+    nd.ivs.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+    let mut i = 0;
+    nd.steps.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+    Some(nd)
+}
+
+/// Whether loop `l` lies in the body of loop `outer` (at any depth).
+fn loop_inside(k: &Kernel, l: StmtId, outer: StmtId) -> bool {
+    let StmtKind::For(f) = &k.stmts[outer].kind else {
+        return false;
+    };
+    let mut stack = vec![f.body];
+    while let Some(b) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            if s == l {
+                return true;
+            }
+            match &k.stmts[s].kind {
+                StmtKind::For(g) => stack.push(g.body),
+                StmtKind::If(i) => {
+                    stack.push(i.then_block);
+                    stack.extend(i.else_block);
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// Once a word index depends on `tid` alone (its induction variables fixed), the regions
@@ -2359,24 +2427,87 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
     false
 }
 
-/// Per-thread ownership in one pair of regions with known starts, through rotating handles
-/// too (`Lane`): the words of region `i` of `a` and region `j` of `b` are shared only by one
-/// thread (or by none).
+/// Per-thread ownership in one pair of regions (`Lane`): the words of region `i` of `a` and
+/// region `j` of `b` are shared only by one thread (or by none). Both starts known; or two
+/// equal slottings whose words stay in their slot (the same slot: the same start; two: no
+/// byte); or a slot against a known start, slot by slot (the loop picks one of them).
 fn lanes_exclude(a: &Desc, i: usize, b: &Desc, j: usize, dist: Option<(ValueId, i64)>) -> bool {
     let (Some(l1), Some(l2)) = (a.lane.as_deref(), b.lane.as_deref()) else {
         return false;
     };
-    let (Some(Some(b1)), Some(Some(b2))) = (l1.bases.get(i), l2.bases.get(j)) else {
+    let shift = dist.map_or(0, |(iv, st)| shift_of(&l2.expr, iv, st));
+    let (Some(&base1), Some(&base2)) = (l1.bases.get(i), l2.bases.get(j)) else {
         return false;
     };
-    let shift = dist.map_or(0, |(iv, st)| shift_of(&l2.expr, iv, st));
-    words_exclude((*b1, &l1.expr), (*b2, &l2.expr), shift)
+    if let (Some(b1), Some(b2)) = (base1, base2) {
+        return words_exclude((b1, &l1.expr), (b2, &l2.expr), shift);
+    }
+    let slot = |d: &Desc, l: &Lane, x: usize| -> Option<(SlotInfo, u64)> {
+        let s = d.regions.get(x)?.slot.clone()?;
+        let sb = (*l.slot_bases.get(x)?)?;
+        stays_in_slot(l, &s, sb).then_some((s, sb))
+    };
+    match (base1, base2) {
+        (None, None) => {
+            let (Some((s1, sb1)), Some((s2, sb2))) = (slot(a, l1, i), slot(b, l2, j)) else {
+                return false;
+            };
+            (s1.lo, s1.size, s1.count) == (s2.lo, s2.size, s2.count)
+                && words_exclude((sb1, &l1.expr), (sb2, &l2.expr), shift)
+        }
+        (Some(b1), None) => {
+            let Some((s2, sb2)) = slot(b, l2, j) else {
+                return false;
+            };
+            let range = a.regions[i].range;
+            (0..u64::from(s2.count)).all(|k| {
+                let start = s2.lo + k * s2.size;
+                !bytes_meet(range, (start + s2.inner.0, start + s2.inner.1))
+                    || words_exclude((b1, &l1.expr), (start + sb2, &l2.expr), shift)
+            })
+        }
+        (None, Some(b2)) => {
+            let Some((s1, sb1)) = slot(a, l1, i) else {
+                return false;
+            };
+            let range = b.regions[j].range;
+            (0..u64::from(s1.count)).all(|k| {
+                let start = s1.lo + k * s1.size;
+                !bytes_meet(range, (start + s1.inner.0, start + s1.inner.1))
+                    || words_exclude((start + sb1, &l1.expr), (b2, &l2.expr), shift)
+            })
+        }
+        (Some(_), Some(_)) => unreachable!("handled above"),
+    }
+}
+
+/// Whether bytes `[lo, hi)` meet `range` (`None`: anywhere).
+fn bytes_meet(range: Option<(u64, u64)>, (lo, hi): (u64, u64)) -> bool {
+    range.is_none_or(|(a, b)| a < hi && lo < b)
+}
+
+/// Whether every thread of `l` touches words inside its slot (`sb`: the words' start relative
+/// to the slot's): then its address is the slot's start plus `sb` plus the word offset.
+fn stays_in_slot(l: &Lane, s: &SlotInfo, sb: u64) -> bool {
+    let Some((t0, t1)) = l.tids else {
+        return false;
+    };
+    if t1 <= t0 {
+        return true;
+    }
+    let (a, c) = (l.expr.coef(Var::Tid) as i128, l.expr.constant as i128);
+    let (x0, x1) = (c + a * t0 as i128, c + a * (t1 as i128 - 1));
+    let (w0, w1) = (x0.min(x1), x0.max(x1));
+    sb as i128 + 4 * w0 >= 0 && sb as i128 + 4 * w1 + 4 <= s.size as i128
 }
 
 /// At an unknown iteration distance, only facts that hold in every iteration apply.
 fn conservative(a: &Desc, b: &Desc) -> bool {
-    for r1 in &a.regions {
-        for r2 in &b.regions {
+    // Words that depend on `tid` alone are the same in every iteration.
+    let tid_only = |d: &Desc| d.lane.as_ref().is_some_and(|l| l.tids.is_some());
+    let lanes = tid_only(a) && tid_only(b);
+    for (i, r1) in a.regions.iter().enumerate() {
+        for (j, r2) in b.regions.iter().enumerate() {
             if !regions_overlap(r1, r2) {
                 continue;
             }
@@ -2386,6 +2517,9 @@ fn conservative(a: &Desc, b: &Desc) -> bool {
                         continue;
                     }
                 }
+            }
+            if lanes && lanes_exclude(a, i, b, j, None) {
+                continue;
             }
             return true;
         }

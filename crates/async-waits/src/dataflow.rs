@@ -160,6 +160,18 @@ impl Srcs {
             Srcs::Many(v) => v.iter(),
         }
     }
+    fn remove_all(&mut self, o: &Srcs) {
+        let left: Vec<StmtId> = self
+            .iter()
+            .filter(|x| !o.iter().any(|y| y == *x))
+            .copied()
+            .collect();
+        *self = match left.as_slice() {
+            [] => Srcs::Zero,
+            [x] => Srcs::One(*x),
+            _ => Srcs::Many(Box::new(left)),
+        };
+    }
     fn union(&mut self, o: &Srcs) {
         for &x in o.iter() {
             match self {
@@ -267,51 +279,71 @@ impl Entry {
 }
 
 /// Per split-barrier id, what its last signal armed: a map kept as a sorted vector (almost
-/// always empty, and an empty vector costs nothing to copy or drop). The flag is set when, on
-/// some path, the entry's copy was not in flight at that signal (issued after it, or on a path
-/// that met the signal with nothing at this place, then issued): the wait then publishes what
-/// the signal armed, but not the entry's copy in flight.
+/// always empty, and an empty vector costs nothing to copy or drop).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Armed(Vec<(i32, Lasts, bool)>);
+pub struct Armed(Vec<Arm>);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Arm {
+    id: i32,
+    lasts: Lasts,
+    /// On some path the entry's copy was not in flight at the signal (issued after it, or on
+    /// a path that met the signal with nothing at this place, then issued): the wait then
+    /// publishes what the signal armed, but not the entry's copy in flight.
+    partial: bool,
+    /// The copies in flight at the signal (for the warning: those the wait publishes).
+    srcs: Srcs,
+}
 
 impl Armed {
     fn values(&self) -> impl Iterator<Item = &Lasts> {
-        self.0.iter().map(|x| &x.1)
+        self.0.iter().map(|x| &x.lasts)
     }
     fn values_mut(&mut self) -> impl Iterator<Item = &mut Lasts> {
-        self.0.iter_mut().map(|x| &mut x.1)
+        self.0.iter_mut().map(|x| &mut x.lasts)
     }
     fn has(&self, id: i32) -> bool {
-        self.0.binary_search_by_key(&id, |x| x.0).is_ok()
+        self.0.binary_search_by_key(&id, |x| x.id).is_ok()
     }
-    fn insert(&mut self, id: i32, v: Lasts) {
-        match self.0.binary_search_by_key(&id, |x| x.0) {
-            Ok(i) => self.0[i] = (id, v, false),
-            Err(i) => self.0.insert(i, (id, v, false)),
+    fn insert(&mut self, id: i32, lasts: Lasts, srcs: Srcs) {
+        let a = Arm {
+            id,
+            lasts,
+            partial: false,
+            srcs,
+        };
+        match self.0.binary_search_by_key(&id, |x| x.id) {
+            Ok(i) => self.0[i] = a,
+            Err(i) => self.0.insert(i, a),
         }
     }
-    fn remove(&mut self, id: i32) -> Option<(Lasts, bool)> {
-        let i = self.0.binary_search_by_key(&id, |x| x.0).ok()?;
-        let (_, l, partial) = self.0.remove(i);
-        Some((l, partial))
+    fn remove(&mut self, id: i32) -> Option<Arm> {
+        let i = self.0.binary_search_by_key(&id, |x| x.id).ok()?;
+        Some(self.0.remove(i))
     }
     /// Joins `o`'s arming into this one. `mine_unarmed` / `other_unarmed`: that side holds a
     /// copy (in flight, or completed and unpublished) that an id it lacks did not arm.
     fn join(&mut self, o: &Armed, mine_unarmed: bool, other_unarmed: bool) {
         if other_unarmed {
             for x in self.0.iter_mut() {
-                if !o.has(x.0) {
-                    x.2 = true;
+                if !o.has(x.id) {
+                    x.partial = true;
                 }
             }
         }
-        for (id, b, partial) in &o.0 {
-            match self.0.binary_search_by_key(id, |x| x.0) {
+        for b in &o.0 {
+            match self.0.binary_search_by_key(&b.id, |x| x.id) {
                 Ok(i) => {
-                    merge_last(&mut self.0[i].1, b);
-                    self.0[i].2 |= *partial;
+                    let x = &mut self.0[i];
+                    merge_last(&mut x.lasts, &b.lasts);
+                    x.partial |= b.partial;
+                    x.srcs.union(&b.srcs);
                 }
-                Err(i) => self.0.insert(i, (*id, b.clone(), *partial || mine_unarmed)),
+                Err(i) => {
+                    let mut b = b.clone();
+                    b.partial |= mine_unarmed;
+                    self.0.insert(i, b);
+                }
             }
         }
     }
@@ -1906,13 +1938,17 @@ impl<'a> Analysis<'a> {
             }
         } else if let Some(id) = barrier {
             for e in st.values_mut() {
-                e.armed.insert(
-                    id,
-                    match &e.live {
-                        Some(l) => Lasts::One((site, l.count, l.guard)),
-                        None => Lasts::Zero,
-                    },
-                );
+                // The copies the wait will publish: those in flight here, and those
+                // completed with no barrier after them yet.
+                let mut srcs = e.unpub.as_ref().map_or(Srcs::Zero, |u| u.1.clone());
+                match &e.live {
+                    Some(l) => {
+                        srcs.union(&l.srcs);
+                        e.armed
+                            .insert(id, Lasts::One((site, l.count, l.guard)), srcs)
+                    }
+                    None => e.armed.insert(id, Lasts::Zero, srcs),
+                }
             }
         }
         if let Some(c) = cfg {
@@ -1967,9 +2003,11 @@ impl<'a> Analysis<'a> {
                 Some(x) => {
                     // A split barrier's signal armed what was in flight before this copy:
                     // its wait must not count this one as published (it was issued after
-                    // the signal). The entry keeps no arming: the older copies in it are
-                    // then published by a later barrier, which only asks for more waits.
-                    x.armed = Armed::default();
+                    // the signal). The join marks the arming partial: the wait still
+                    // publishes the older copies (their consumers in other waves ask the
+                    // signal for their wait), the new one stays in flight. (Dropping the
+                    // arming left the older copies to a later barrier, which the barrier
+                    // pass need not place when only they conflict: seed 4651.)
                     x.join(&e);
                 }
                 None => {
@@ -2022,11 +2060,21 @@ const MONOLITHIC: i32 = i32::MIN;
 /// are not: their publishing barrier is a later wait.
 fn arrive_wait(st: &mut State, id: i32) {
     for e in st.values_mut() {
-        if let Some((a, partial)) = e.armed.remove(id) {
-            e.last = a;
-            if partial {
+        if let Some(a) = e.armed.remove(id) {
+            e.last = a.lasts;
+            if a.partial {
                 // What is in flight (or completed) on the paths the signal did not arm stays
-                // unpublished: its consumers in the issuing wave wait for it themselves.
+                // unpublished: its consumers in the issuing wave wait for it themselves. The
+                // copies the signal armed are published (no warning names them).
+                if let Some(l) = &mut e.live {
+                    l.srcs.remove_all(&a.srcs);
+                }
+                if let Some(u) = &mut e.unpub {
+                    u.1.remove_all(&a.srcs);
+                    if u.1.iter().next().is_none() {
+                        e.unpub = None;
+                    }
+                }
                 continue;
             }
             e.unpub = None;

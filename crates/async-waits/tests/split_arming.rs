@@ -78,3 +78,40 @@ kernel @k(%n = 1) waves 2 {
     let tail = &text[text.find("barrier.wait").expect("wait")..];
     assert!(tail.contains("wait asynccnt(0)"), "{text}");
 }
+
+/// A copy issued between a signal and its wait into the same place as one the signal armed:
+/// the wait publishes the armed one still (its consumers in other waves ask the signal for
+/// their wait), not the new one. The issue used to drop the arming of the whole entry,
+/// leaving the armed copy to a later barrier the barrier pass had no reason to place:
+/// campaign seed 4651 (200 ops, gfx1200/gfx1250 and sm_90 named), reduced. `cp_a` of
+/// iteration 0 fills words 256.. of slot 1, which other waves' `st` of iteration 1 writes;
+/// `cp_b` fills words 0.. of the same slot after the signal.
+#[test]
+fn copy_armed_before_another_into_its_place_stays_published() {
+    let src = "target gfx1250
+kernel @k waves 8 {
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  for %i = 0 to 2 {
+    %w = view %D slot (%i) mod 2
+    %r = view %D slot (%i + 1) mod 2
+    op \"cp_a\" async write %r[tid + 256], read %G[tid + 512 * %i]
+    op \"st\" write %w[511 - tid]
+    barrier.signal -1
+    op \"cp_b\" async write %r[tid], read %G[tid + 160 + 512 * %i]
+    barrier.wait -1
+  }
+}
+";
+    let file = syncopt_ir::parse(src).expect("parses");
+    let mut k = file.chunks[0].kernels[0].clone();
+    let rep = syncopt_async_waits::run(&mut k, Target::Gfx1250, &InsertOptions::default());
+    assert!(!rep.has_errors(), "{:?}", rep.diagnostics);
+    // The barrier pass orders the pair: no "run shared-barriers first" warning.
+    assert!(rep.diagnostics.is_empty(), "{:?}", rep.diagnostics);
+    let text = syncopt_ir::print_kernel(&k);
+    let vr = syncopt_verify::verify(&k, Target::Gfx1250);
+    assert!(vr.is_ok(), "{text}\n{:#?}", vr.diagnostics);
+    let before_signal = &text[..text.find("barrier.signal").expect("signal")];
+    assert!(before_signal.contains("wait asynccnt(0)"), "{text}");
+}

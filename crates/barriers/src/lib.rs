@@ -291,12 +291,18 @@ impl State {
     /// the distance when the descriptor names a second variable (an `if` on an outer loop's
     /// variable, `Desc::only`): one such carried past the back edge is compared with every
     /// iteration.
+    ///
+    /// `binds`: the loop has bound handles (`Ctx::binds_loop`). `Key::first` and `Key::back`
+    /// are about the innermost such loop around the current point: the back edge of a loop
+    /// without them leaves them as they are (that loop is still in the same iteration; a key
+    /// that lost `back` there met the next iteration's accesses as if made in the same one,
+    /// and the handle rule told the two handles apart: seed 2975).
     fn join_carried(
         &mut self,
         o: &State,
         acc: &Accesses,
         iv: ValueId,
-        first: Option<(StmtId, &[bool])>,
+        (first, binds): (Option<(StmtId, &[bool])>, bool),
         period: Option<u8>,
     ) {
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
@@ -334,7 +340,10 @@ impl State {
                 continue;
             }
             let mut k = *k;
-            k.back = false;
+            if binds {
+                k.back = false;
+                k.first = false;
+            }
             if let Some(b) = bind(&k) {
                 k.desc = b;
                 k.back = true;
@@ -343,7 +352,6 @@ impl State {
                 // whose handles hold their values there.
                 k.back = true;
             }
-            k.first = false;
             // The next iteration's residue (this loop is the innermost one with handles).
             if let Some(q) = period {
                 k.res = if k.res < q {
@@ -1867,7 +1875,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             let period = self.c.k.blocks[f.body]
                 .parent
                 .and_then(|lp| self.c.res_period(lp));
-            next.join_carried(&out, acc, f.iv, first, period);
+            next.join_carried(&out, acc, f.iv, (first, self.c.binds_loop(f)), period);
             if rounds >= 3 || self.check {
                 // From here on the input only grows, so the fixpoint is reached.
                 next.join(&inp);

@@ -489,3 +489,50 @@ fn executable_seeds_have_no_removable_barrier() {
         }
     }
 }
+
+/// Campaign seed 2975 (200 ops, every GPU target), reduced: in a two-trip loop with handles,
+/// an inner loop writes `%cur[tid + 64 * %j + 64]`. The handle's descriptor did not name
+/// `%j` (its words were not compared per thread), so the write left the inner loop as if
+/// made in its current iteration; bound at the outer back edge to `%A` it gained per-thread
+/// words in `%j`, and met the next outer iteration's first read of `%nxt` (`%A` there) as the
+/// same thread's word: no barrier between the last inner write and that read. Now the bound
+/// form keeps only its byte ranges (`fit_ivs` in the analysis).
+#[test]
+fn inner_loop_words_through_a_bound_handle() {
+    let t = Target::Gfx950;
+    let src = "target gfx950
+kernel @k(%n = 4) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %B) {
+    for %j = 0 to %n max 4 {
+      op \"ld\" read %nxt[tid + 64 * %j + 64]
+      op \"w\" write %B[tid + 256]
+      op \"st\" write %cur[tid + 64 * %j + 64]
+    }
+    yield %nxt, %cur
+  }
+}
+";
+    let opts = InsertOptions::default();
+    let mut k = kernel_of(src);
+    let rep = syncopt_barriers::run(&mut k, t, &opts);
+    assert!(!rep.has_errors(), "{:?}", rep.diagnostics);
+    let text = syncopt_ir::print_kernel(&k);
+    let vr = syncopt_verify::verify(&finish(&k, t, &opts), t);
+    assert!(
+        vr.is_ok(),
+        "verifier rejects\n{text}\n{:#?}",
+        vr.diagnostics
+    );
+    for g in &barrier_groups(&k) {
+        let mut less = k.clone();
+        for s in g {
+            less.remove_stmt(*s);
+        }
+        assert!(
+            !syncopt_verify::verify(&finish(&less, t, &opts), t).is_ok(),
+            "a barrier is redundant:\n{text}"
+        );
+    }
+}

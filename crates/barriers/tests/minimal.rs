@@ -1291,3 +1291,54 @@ fn executable_campaign_report() {
         }
     }
 }
+
+/// Campaign seed 11 (100 ops), reduced: a slot view `[tid]` against a fixed view `[tid]` of
+/// the same buffer. In the slot the view starts at, each thread meets its own word (the
+/// other slot holds none of the fixed view's words): no barrier. Per-thread words were
+/// compared only between regions with known starts; a slot is now taken slot by slot.
+const SLOT_AGAINST_FIXED: &str = r#"target sm_90
+
+kernel @slot_fixed waves 4 {
+  %D = buffer workgroup 4096
+  %d = view %D[0:2048]
+  for %i = 0 to 4 {
+    %w = view %D slot (%i) mod 2
+    op "ld" read %d[tid]
+    op "st" write %w[tid]
+  }
+}
+"#;
+
+#[test]
+fn slot_words_against_a_fixed_view_are_per_thread() {
+    let text = inserted(SLOT_AGAINST_FIXED, Target::Sm90);
+    assert!(!text.contains("barrier"), "{text}");
+    let k = kernel_of(SLOT_AGAINST_FIXED);
+    assert!(syncopt_verify::verify(
+        &finish(&k, Target::Sm90, &InsertOptions::default()),
+        Target::Sm90
+    )
+    .is_ok());
+    // Its racy twin: the fixed view one word further, another thread's word in slot 0.
+    let racy = SLOT_AGAINST_FIXED.replace("%d[tid]", "%d[tid + 1]");
+    assert_minimal(&racy, Target::Sm90, 1);
+    // And through a handle that is the fixed view on odd iterations (seed 11's shape).
+    let handle = r#"target sm_90
+
+kernel @slot_handle(%n = 1) waves 4 {
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %d = view %D[0:2048]
+  for %i = 0 to %n max 4 iter(%cur = %B, %nxt = %d) {
+    for %j = 0 to %n max 4 {
+      %w = view %D slot (%j) mod 2
+      op "ld" read %cur[tid]
+      op "st" write %w[tid]
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    let text = inserted(handle, Target::Sm90);
+    assert!(!text.contains("barrier"), "{text}");
+}
