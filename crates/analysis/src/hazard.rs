@@ -271,6 +271,35 @@ pub struct Accesses {
     rotating: std::sync::OnceLock<BTreeMap<StmtId, u64>>,
     /// The ops `bind_parity` found in parity branches, (op, loop, residue), once it ran.
     parity_ops: Option<Vec<(StmtId, StmtId, u64)>>,
+    /// Every loop's induction variable is numbered after those of the loops around it (as
+    /// the parser numbers them): the innermost loop of a descriptor's `ivs` is its last one
+    /// (`dist_iv`).
+    pub nested_ivs: bool,
+}
+
+/// Whether every loop's induction variable has a larger id than those of the loops around it.
+fn ivs_in_nesting_order(k: &Kernel) -> bool {
+    let mut stack: Vec<(syncopt_ir::BlockId, Option<ValueId>)> = vec![(k.body, None)];
+    while let Some((b, outer)) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            match &k.stmts[s].kind {
+                StmtKind::For(f) => {
+                    if outer.is_some_and(|o| f.iv <= o) {
+                        return false;
+                    }
+                    stack.push((f.body, Some(f.iv)));
+                }
+                StmtKind::If(i) => {
+                    stack.push((i.then_block, outer));
+                    if let Some(e) = i.else_block {
+                        stack.push((e, outer));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    true
 }
 
 /// A descriptor in each iteration of one exact loop: `forms[k]` is it with the induction
@@ -380,7 +409,10 @@ impl Accesses {
                 done.into_iter().map(|x| x.1).collect()
             }
         };
-        let mut out = Accesses::default();
+        let mut out = Accesses {
+            nested_ivs: ivs_in_nesting_order(k),
+            ..Accesses::default()
+        };
         let mut spans = vec![(0u32, 0u32); k.stmts.len()];
         let _ = out.rotating.set(exact.clone());
         if parts.len() == 1 {
@@ -1075,8 +1107,21 @@ impl Accesses {
     /// how `a` relates to the iterations of the loops its addresses depend on: 0, the same
     /// iteration as `b`; 1, exactly one iteration earlier of its only such loop; 2, unknown.
     pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
-        desc_conflict(&self.descs[a as usize], a_carried, &self.descs[b as usize])
-            && self.forms_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y))
+        let n = self.nested_ivs;
+        desc_conflict(
+            &self.descs[a as usize],
+            a_carried,
+            &self.descs[b as usize],
+            n,
+        ) && self.forms_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y, n))
+    }
+
+    /// The induction variable in which an instance of `d` carried past a loop's back edge
+    /// (`a_carried == 1`) is one iteration earlier: its innermost loop's (the others are the
+    /// loops around it, in the same iteration). `None` when not known: that key is carried
+    /// to an unknown distance.
+    pub fn dist_iv(&self, d: u32) -> Option<ValueId> {
+        dist_iv(&self.descs[d as usize], self.nested_ivs).map(|x| x.0)
     }
 
     /// The forms of `d` in the iterations of exact loops (`iv_forms`).
@@ -1145,6 +1190,16 @@ impl Accesses {
                         }
                     }
                 }
+                // One iteration earlier in an inner loop (`dist_iv`), the same iteration of
+                // this one: each form meets the other's form of the same iteration.
+                1 if self.dist_iv(a).is_some_and(|v| v != f.iv) => {
+                    for (i, &x) in f.forms.iter().enumerate() {
+                        let y = gb.map_or(b, |g| g.forms.get(i).copied().unwrap_or(EMPTY_FORM));
+                        if live(x) && live(y) && self.forms_conflict_in(x, carried(x), y, test) {
+                            return true;
+                        }
+                    }
+                }
                 _ => {
                     let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| &g.forms);
                     for &x in f.forms.iter().filter(|&&x| live(x)) {
@@ -1176,10 +1231,11 @@ impl Accesses {
     /// a wave's own later access to an async copy's bytes still needs a counter wait.
     pub fn conflict_across_waves(&self, a: u32, a_carried: u8, b: u32, wave: u64) -> bool {
         let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
-        desc_conflict(da, a_carried, db)
+        let n = self.nested_ivs;
+        desc_conflict(da, a_carried, db, n)
             && !same_wave_only(da, db, wave)
             && self.forms_conflict(a, a_carried, b, &|x, c, y| {
-                desc_conflict(x, c, y) && !same_wave_only(x, y, wave)
+                desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave)
             })
     }
 }
@@ -1528,6 +1584,11 @@ fn make_desc(
     }
     if let Some(o) = &owner {
         note(&o.expr);
+    }
+    // Per-thread words through handles too (`Lane`): their variables are tracked, so that the
+    // words are compared at the distance callers pass.
+    if let Some(l) = &lane {
+        note(&l.expr);
     }
     for r in &regions {
         if let Some((st, _, _)) = r.handle {
@@ -2368,7 +2429,20 @@ fn shift_of(e: &AffineExpr, iv: ValueId, step: i64) -> i64 {
     e.coef(Var::Value(iv)).wrapping_mul(step)
 }
 
-fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
+/// `Accesses::dist_iv`, with its step: the only variable, or (`nested`: variables numbered in
+/// nesting order) the last one of a descriptor reached through no handle (the handle rule
+/// compares iterations of the handle's loop, which need not be the innermost one).
+fn dist_iv(d: &Desc, nested: bool) -> Option<(ValueId, i64)> {
+    match (d.ivs.as_slice(), d.steps.as_slice()) {
+        ([v], [st]) => Some((*v, *st)),
+        ([.., v], [.., st]) if nested && !d.regions.iter().any(|r| r.handle.is_some()) => {
+            Some((*v, *st))
+        }
+        _ => None,
+    }
+}
+
+fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
     if !a.mode.writes() && !b.mode.writes() {
         return false;
     }
@@ -2376,9 +2450,9 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc) -> bool {
         return false;
     }
     // Iteration distance between the two instances, when known: 0, or 1 of a's only loop.
-    let dist: Option<(ValueId, i64)> = match a_carried {
-        0 => None,
-        1 if a.ivs.len() == 1 => Some((a.ivs[0], a.steps[0])),
+    let dist: Option<(ValueId, i64)> = match (a_carried, dist_iv(a, nested)) {
+        (0, _) => None,
+        (1, Some(x)) => Some(x),
         _ => {
             return conservative(a, b);
         }

@@ -361,8 +361,9 @@ impl State {
                 };
             }
             if dep(&k) {
-                let only = acc.descs[k.desc as usize].ivs.len() == 1;
-                k.carried = if only && k.carried == 0 { 1 } else { 2 };
+                // One iteration earlier in this loop, the same one of the loops around it.
+                let one = acc.dist_iv(k.desc) == Some(iv);
+                k.carried = if one && k.carried == 0 { 1 } else { 2 };
             }
             self.insert(k, s, a);
         }
@@ -436,12 +437,8 @@ impl State {
         let old = self.m.take();
         for &(mut k, (s, a)) in &old {
             if dep(&k) {
-                let only = acc.descs[k.desc as usize].ivs.len() == 1;
-                k.carried = if !exit && only && k.carried == 0 {
-                    1
-                } else {
-                    2
-                };
+                let one = acc.dist_iv(k.desc) == Some(iv);
+                k.carried = if !exit && one && k.carried == 0 { 1 } else { 2 };
             }
             self.insert(k, s, a);
         }
@@ -466,6 +463,9 @@ struct Ctx<'k> {
     /// Per `if`: whether its condition is false (then dead) or true (else dead) in every
     /// iteration of the constant-bound loop it depends on.
     dead: Vec<(bool, bool)>,
+    /// Per loop: its trip count when the simulation runs it iteration by iteration (see
+    /// `unroll_trips`), else 0.
+    unroll: Vec<u8>,
     /// Per descriptor: its alias classes (bit `root % 64`) and whether it writes.
     dmask: Vec<(u64, bool)>,
     /// Per loop/if: no loop or if inside it (its run does not depend on the what-if budget).
@@ -680,6 +680,11 @@ impl<'k> Ctx<'k> {
             stage_loop: Vec::new(),
             summary: Vec::new(),
             dead,
+            unroll: if std::env::var_os("SYNCOPT_NO_UNROLL").is_some() {
+                vec![0; k.stmts.len()]
+            } else {
+                unroll_trips(k)
+            },
             dmask,
             flat,
             inner_loop: Vec::new(),
@@ -1003,6 +1008,9 @@ struct Sim<'c, 'k> {
     /// Earlier runs of loops and ifs by entry (see `memo_run`).
     memo: MemoTable,
     memo_hits: u64,
+    /// Induction variables with known values: the loops around the current point that run
+    /// iteration by iteration (`Ctx::unroll`).
+    fixed: Vec<(ValueId, i64)>,
 }
 
 fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
@@ -1138,6 +1146,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             firsts: Vec::new(),
             memo: MemoTable::default(),
             memo_hits: 0,
+            fixed: Vec::new(),
         }
     }
 
@@ -1155,7 +1164,14 @@ impl<'c, 'k> Sim<'c, 'k> {
     fn memo_run(&mut self, s: StmtId, st: State, run: &dyn Fn(&mut Self, State) -> State) -> State {
         let c = self.c;
         let (lo, hi) = c.span[s.index()];
-        if self.check || !c.memo || !c.no_marks || lo >= hi || self.budget != 0 {
+        // Under fixed induction variables a run depends on their values too.
+        if self.check
+            || !c.memo
+            || !c.no_marks
+            || lo >= hi
+            || self.budget != 0
+            || !self.fixed.is_empty()
+        {
             return run(self, st);
         }
         let si = s.index() as u32;
@@ -1812,6 +1828,15 @@ impl<'c, 'k> Sim<'c, 'k> {
         } else {
             entry
         };
+        // Only the coverage run goes iteration by iteration: placing barriers as the hazards
+        // of each iteration come (nearest first) misses the one barrier that serves several
+        // iterations; the coverage run then finds what the fixpoint's placement left idle.
+        if let (true, Some(lp)) = (self.check, self.c.k.blocks[f.body].parent) {
+            let trips = self.c.unroll[lp.index()];
+            if trips > 0 {
+                return self.run_unrolled(f, entry, u64::from(trips));
+            }
+        }
         let t = f.trips();
         let repeat = t.max.is_none_or(|m| m >= 2);
         let sv = self.save();
@@ -1838,6 +1863,42 @@ impl<'c, 'k> Sim<'c, 'k> {
         }
         self.marks = marks;
         self.blocked = blocked;
+        exit
+    }
+
+    /// A loop of `trips` iterations with a constant start, run iteration by iteration with
+    /// its induction variable known in each: the `if`s on it take one branch (the verifier
+    /// runs such loops the same way). What crosses each back edge is carried as in
+    /// `loop_fixpoint`.
+    fn run_unrolled(&mut self, f: &ForData, entry: State, trips: u64) -> State {
+        let c = self.c;
+        let acc = &c.acc;
+        let syncopt_ir::Bound::Const(lo) = f.lo else {
+            unreachable!("unrolled loops start at a constant");
+        };
+        let bound = c.binds_loop(f);
+        let first = match c.k.blocks[f.body].parent {
+            Some(lp) if trips == 2 && bound => Some((lp, &c.async_desc[..])),
+            _ => None,
+        };
+        let period = c.k.blocks[f.body].parent.and_then(|lp| c.res_period(lp));
+        let mut inp = entry;
+        let mut out = State::default();
+        let mut trace = self.traces.pop().unwrap_or_default();
+        for it in 0..trips {
+            self.fixed.push((f.iv, lo + f.step * it as i64));
+            out = self.run_block_traced(f.body, std::mem::take(&mut inp), None, &mut trace);
+            self.fixed.pop();
+            if it + 1 < trips {
+                inp.join_carried(&out, acc, f.iv, (first, bound), period);
+            }
+        }
+        self.traces.push(trace);
+        let mut exit = out;
+        if bound {
+            exit.leave_loop(acc, &c.async_loose, c.k.blocks[f.body].parent);
+        }
+        exit.carry(acc, f.iv, true);
         exit
     }
 
@@ -2006,6 +2067,25 @@ impl<'c, 'k> Sim<'c, 'k> {
         recycle(old);
     }
 
+    /// The branch a uniform `if` takes when its condition depends only on induction
+    /// variables with known values (`Sim::fixed`).
+    fn decided(&self, d: &IfData) -> Option<bool> {
+        if d.uniformity != Uniformity::Uniform
+            || self.fixed.is_empty()
+            || d.cond.expr.terms.is_empty()
+        {
+            return None;
+        }
+        let value = |v: &syncopt_ir::Var| match v {
+            syncopt_ir::Var::Value(x) => self.fixed.iter().rev().find(|f| f.0 == *x).map(|f| f.1),
+            _ => None,
+        };
+        if d.cond.expr.terms.iter().any(|(v, _)| value(v).is_none()) {
+            return None;
+        }
+        Some(d.cond.eval(|v| value(&v).unwrap_or(0)))
+    }
+
     fn run_if(&mut self, d: &IfData, entry: State) -> State {
         let c = self.c;
         let s = c.k.blocks[d.then_block].parent;
@@ -2023,7 +2103,10 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             st
         };
-        let (then_dead, else_dead) = s.map_or((false, false), |s| c.dead[s.index()]);
+        let (mut then_dead, mut else_dead) = s.map_or((false, false), |s| c.dead[s.index()]);
+        if let Some(v) = self.decided(d) {
+            (then_dead, else_dead) = (!v, v);
+        }
         if then_dead {
             let entry = branch(self, entry, false);
             return match d.else_block {
@@ -2117,6 +2200,54 @@ fn inner_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
                     }
                 }
             }
+        }
+    }
+    out
+}
+
+/// Loops the simulation runs iteration by iteration.
+const UNROLL_MAX: u64 = 4;
+
+/// Per loop: its trip count when it has a constant start and a known trip count of at most
+/// `UNROLL_MAX`, and a uniform `if` on its induction variable alone somewhere in its body
+/// (which a fixpoint runs both ways in every iteration: `if %i mod 2 == 0` in a two-trip loop
+/// runs its then-branch in the first iteration only); else 0.
+fn unroll_trips(k: &Kernel) -> Vec<u8> {
+    let mut out = vec![0u8; k.stmts.len()];
+    for (s, d) in k.stmts.iter() {
+        let StmtKind::For(f) = &d.kind else {
+            continue;
+        };
+        let t = f.trips();
+        let (syncopt_ir::Bound::Const(_), Some(n)) = (f.lo, t.max) else {
+            continue;
+        };
+        if t.min != n || n == 0 || n > UNROLL_MAX {
+            continue;
+        }
+        let mut stack = vec![f.body];
+        let mut found = false;
+        while let Some(b) = stack.pop() {
+            for &x in &k.blocks[b].stmts {
+                match &k.stmts[x].kind {
+                    StmtKind::For(g) => stack.push(g.body),
+                    StmtKind::If(i) => {
+                        found |= i.uniformity == Uniformity::Uniform
+                            && !i.cond.expr.terms.is_empty()
+                            && i.cond
+                                .expr
+                                .terms
+                                .iter()
+                                .all(|(v, _)| *v == syncopt_ir::Var::Value(f.iv));
+                        stack.push(i.then_block);
+                        stack.extend(i.else_block);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if found {
+            out[s.index()] = n as u8;
         }
     }
     out
