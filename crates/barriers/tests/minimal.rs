@@ -1235,7 +1235,8 @@ fn count_removable_executable_sm90() {
 
 /// The executable campaign on every GPU target without stopping at the first rejected
 /// output: prints, per target, the rejected seeds and the removable barriers (to compare two
-/// builds). `SYNCOPT_SEEDS` (default 300), `SYNCOPT_TARGET` (default: all GPU targets).
+/// builds). `SYNCOPT_SEEDS` (default 300), `SYNCOPT_TARGET` (default: all GPU targets),
+/// `SYNCOPT_OPS` (kernel size, default 20).
 /// Asserts nothing: `count_removable_executable_sm90` and the verify campaigns judge.
 #[test]
 #[ignore]
@@ -1244,6 +1245,10 @@ fn executable_campaign_report() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(300);
+    let ops: usize = std::env::var("SYNCOPT_OPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
     let only = std::env::var("SYNCOPT_TARGET").ok();
     for &t in Target::GPUS {
         if only.as_deref().is_some_and(|n| n != t.name()) {
@@ -1252,7 +1257,7 @@ fn executable_campaign_report() {
         let (mut total, mut removable, mut rejected) = (0, 0, Vec::new());
         let mut removable_seeds = Vec::new();
         for seed in 0..seeds {
-            let Some(k) = fixable_generated(seed, t, 20, true) else {
+            let Some(k) = fixable_generated(seed, t, ops, true) else {
                 continue;
             };
             let opts = InsertOptions::default();

@@ -53,6 +53,9 @@ enum Outcome {
     Rejected(String, Option<Result<usize, String>>),
     /// Insert itself failed (reported by the inserter).
     InsertFailed(String),
+    /// The output verifies, but insert warned (the pipeline's own output should draw no
+    /// "run shared-barriers first" warning): its first warning.
+    Warned(String),
 }
 
 fn one(t: Target, named: bool, ops: usize, seed: u64, executable: bool) -> Outcome {
@@ -95,6 +98,9 @@ fn one(t: Target, named: bool, ops: usize, seed: u64, executable: bool) -> Outco
     let k = &file.chunks[0].kernels[0];
     let v = syncopt_verify::verify(k, t);
     if v.is_ok() {
+        if let Some(w) = rep.diagnostics.iter().find(|d| !d.is_error()) {
+            return Outcome::Warned(w.message.clone());
+        }
         return Outcome::Ok;
     }
     if let Ok(dir) = std::env::var("SYNCOPT_DUMP") {
@@ -138,6 +144,7 @@ fn insert_output_verifies_campaign() {
     let mut rejected = Vec::new();
     let mut real = 0;
     let mut insert_failed = Vec::new();
+    let mut warned = Vec::new();
     for (t, named) in configs() {
         for &n in &ops {
             for (executable, (a, b)) in [(true, exec), (false, plain)] {
@@ -169,6 +176,7 @@ fn insert_output_verifies_campaign() {
                             rejected.push(format!("{what}: {m}{r}"));
                         }
                         Outcome::InsertFailed(m) => insert_failed.push(format!("{what}: {m}")),
+                        Outcome::Warned(m) => warned.push(format!("{what}: {m}")),
                     }
                 }
                 eprintln!(
@@ -187,16 +195,23 @@ fn insert_output_verifies_campaign() {
     for r in &insert_failed {
         eprintln!("INSERT FAILED {r}");
     }
+    for r in &warned {
+        eprintln!("WARNED {r}");
+    }
     eprintln!(
-        "campaign: {total} kernels, {} rejected by the verifier ({real} with races the interpreter sees), {} insert failures",
+        "campaign: {total} kernels, {} rejected by the verifier ({real} with races the interpreter sees), {} insert failures, {} with warnings",
         rejected.len(),
-        insert_failed.len()
+        insert_failed.len(),
+        warned.len()
     );
     assert!(
         rejected.is_empty(),
         "{} insert outputs do not verify",
         rejected.len()
     );
+    // Warnings are reported, not failed: the warning check is an approximation of the
+    // barrier pass's own test (README, async-waits: a few generated kernels draw one that the
+    // verifier shows is spurious).
 }
 
 /// Soundness against an independent oracle: executable kernels synchronized by insert, with
