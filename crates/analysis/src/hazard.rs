@@ -2529,30 +2529,28 @@ fn lanes_exclude(a: &Desc, i: usize, b: &Desc, j: usize, dist: Option<(ValueId, 
             (s1.lo, s1.size, s1.count) == (s2.lo, s2.size, s2.count)
                 && words_exclude((sb1, &l1.expr), (sb2, &l2.expr), shift)
         }
-        (Some(b1), None) => {
-            let Some((s2, sb2)) = slot(b, l2, j) else {
-                return false;
-            };
-            let range = a.regions[i].range;
-            (0..u64::from(s2.count)).all(|k| {
-                let start = s2.lo + k * s2.size;
-                !bytes_meet(range, (start + s2.inner.0, start + s2.inner.1))
-                    || words_exclude((b1, &l1.expr), (start + sb2, &l2.expr), shift)
+        // Slot by slot: the words of slot `k` start at its start plus the view's offset in it.
+        (Some(b1), None) => slot(b, l2, j).is_some_and(|(s2, sb2)| {
+            each_slot(&s2, a.regions[i].range, |start| {
+                words_exclude((b1, &l1.expr), (start + sb2, &l2.expr), shift)
             })
-        }
-        (None, Some(b2)) => {
-            let Some((s1, sb1)) = slot(a, l1, i) else {
-                return false;
-            };
-            let range = b.regions[j].range;
-            (0..u64::from(s1.count)).all(|k| {
-                let start = s1.lo + k * s1.size;
-                !bytes_meet(range, (start + s1.inner.0, start + s1.inner.1))
-                    || words_exclude((start + sb1, &l1.expr), (b2, &l2.expr), shift)
+        }),
+        (None, Some(b2)) => slot(a, l1, i).is_some_and(|(s1, sb1)| {
+            each_slot(&s1, b.regions[j].range, |start| {
+                words_exclude((start + sb1, &l1.expr), (b2, &l2.expr), shift)
             })
-        }
+        }),
         (Some(_), Some(_)) => unreachable!("handled above"),
     }
+}
+
+/// Whether `apart(start)` holds for the start of every slot of `s` whose touched bytes meet
+/// `range`.
+fn each_slot(s: &SlotInfo, range: Option<(u64, u64)>, apart: impl Fn(u64) -> bool) -> bool {
+    (0..u64::from(s.count)).all(|k| {
+        let start = s.lo + k * s.size;
+        !bytes_meet(range, (start + s.inner.0, start + s.inner.1)) || apart(start)
+    })
 }
 
 /// Whether bytes `[lo, hi)` meet `range` (`None`: anywhere).

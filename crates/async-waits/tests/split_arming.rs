@@ -68,13 +68,7 @@ kernel @k(%n = 1) waves 2 {
   op \"ld\" read %B[95 - tid]
 }
 ";
-    let file = syncopt_ir::parse(src).expect("parses");
-    let mut k = file.chunks[0].kernels[0].clone();
-    let rep = syncopt_async_waits::run(&mut k, Target::Gfx1250, &InsertOptions::default());
-    assert!(!rep.has_errors(), "{:?}", rep.diagnostics);
-    let text = syncopt_ir::print_kernel(&k);
-    let vr = syncopt_verify::verify(&k, Target::Gfx1250);
-    assert!(vr.is_ok(), "{text}\n{:#?}", vr.diagnostics);
+    let (text, _) = waits_verified(src);
     let tail = &text[text.find("barrier.wait").expect("wait")..];
     assert!(tail.contains("wait asynccnt(0)"), "{text}");
 }
@@ -103,15 +97,22 @@ kernel @k waves 8 {
   }
 }
 ";
+    let (text, diagnostics) = waits_verified(src);
+    // The barriers order the pair: no "run shared-barriers first" warning.
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let before_signal = &text[..text.find("barrier.signal").expect("signal")];
+    assert!(before_signal.contains("wait asynccnt(0)"), "{text}");
+}
+
+/// async-waits on the gfx1250 kernel `src`: the output verifies; the output printed and the
+/// pass's diagnostics.
+fn waits_verified(src: &str) -> (String, Vec<syncopt_ir::Diagnostic>) {
     let file = syncopt_ir::parse(src).expect("parses");
     let mut k = file.chunks[0].kernels[0].clone();
     let rep = syncopt_async_waits::run(&mut k, Target::Gfx1250, &InsertOptions::default());
     assert!(!rep.has_errors(), "{:?}", rep.diagnostics);
-    // The barrier pass orders the pair: no "run shared-barriers first" warning.
-    assert!(rep.diagnostics.is_empty(), "{:?}", rep.diagnostics);
     let text = syncopt_ir::print_kernel(&k);
     let vr = syncopt_verify::verify(&k, Target::Gfx1250);
     assert!(vr.is_ok(), "{text}\n{:#?}", vr.diagnostics);
-    let before_signal = &text[..text.find("barrier.signal").expect("signal")];
-    assert!(before_signal.contains("wait asynccnt(0)"), "{text}");
+    (text, rep.diagnostics)
 }

@@ -283,11 +283,7 @@ kernel @k(%n = 4) waves 4 {
 
 #[test]
 fn first_iteration_words_get_no_warning_after_shared_barriers() {
-    assert_eq!(
-        warnings(FIRST_ITERATION_WORDS, Target::Gfx950, true),
-        Vec::<String>::new()
-    );
-    assert!(!warnings(FIRST_ITERATION_WORDS, Target::Gfx950, false).is_empty());
+    quiet_only_after_barriers(FIRST_ITERATION_WORDS, Target::Gfx950);
 }
 
 /// A copy leaving its loop, then a consumer in two loops entered after it (campaign seed 251
@@ -313,9 +309,11 @@ kernel @k(%n = 1) waves 2 {
 
 #[test]
 fn first_iteration_after_the_copy_loop_gets_no_warning() {
-    assert_eq!(
-        warnings(FIRST_ITERATION_AFTER_A_LOOP, Target::Gfx942, true),
-        Vec::<String>::new()
-    );
-    assert!(!warnings(FIRST_ITERATION_AFTER_A_LOOP, Target::Gfx942, false).is_empty());
+    quiet_only_after_barriers(FIRST_ITERATION_AFTER_A_LOOP, Target::Gfx942);
+}
+
+/// No warning after shared-barriers, a warning without it.
+fn quiet_only_after_barriers(src: &str, t: Target) {
+    assert_eq!(warnings(src, t, true), Vec::<String>::new());
+    assert!(!warnings(src, t, false).is_empty());
 }
