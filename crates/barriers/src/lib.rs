@@ -77,6 +77,14 @@ use syncopt_targets::{BarrierStyle, Target};
 const NONE: u32 = u32::MAX;
 /// Tag: ordered by a sync op of the input.
 const INPUT: u32 = u32::MAX - 1;
+/// Tag bits (`Ctx::double`): how many more barriers the access crossed after the one the tag
+/// names (1 to `DOUBLE_LIVES`), in units of this.
+const DOUBLE: u32 = 1 << 29;
+/// Barriers an access crosses after the first before the coverage run of `Ctx::double` drops
+/// it.
+const DOUBLE_LIVES: u32 = 1;
+/// The point a tag names, without the `DOUBLE` count.
+const POINT_MASK: u32 = DOUBLE - 1;
 /// Top-level statements simulated past a decision before the cheaper alternative is chosen.
 const LOOKAHEAD: usize = 24;
 /// Depth of nested what-if simulations: 3 for kernels up to `DEEPER_LIMIT` statements, 2 up
@@ -507,6 +515,10 @@ struct Ctx<'k> {
     span: Vec<(u32, u32)>,
     /// Memoize what-if runs (`Sim::memo_run`); off only in tests that compare with it.
     memo: bool,
+    /// Coverage runs keep an access `DOUBLE_LIVES` barriers longer, tagged with the first
+    /// barrier it crossed and the count: a hazard with several barriers on its path credits
+    /// the first (see `solve`).
+    double: std::sync::atomic::AtomicBool,
     /// Per statement (empty when none): for an op that runs in one residue of its innermost
     /// loop with handles (`Accesses::residue_ops`), that residue (`Key::res`); `NO_RES` else.
     op_res: Vec<u8>,
@@ -524,6 +536,8 @@ struct Ctx<'k> {
 thread_local! {
     /// Set by `testing::without_memo` on the thread that runs the pass.
     static NO_MEMO: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set by `testing::without_double` on the thread that runs the pass.
+    static NO_DOUBLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The program points of each loop/if (see `Ctx::span`).
@@ -703,6 +717,7 @@ impl<'k> Ctx<'k> {
             threads,
             span,
             memo: !NO_MEMO.with(|m| m.get()),
+            double: std::sync::atomic::AtomicBool::new(false),
             no_marks: !k.stmts.iter().any(|(_, d)| {
                 matches!(
                     d.kind,
@@ -1011,6 +1026,8 @@ struct Sim<'c, 'k> {
     /// Induction variables with known values: the loops around the current point that run
     /// iteration by iteration (`Ctx::unroll`).
     fixed: Vec<(ValueId, i64)>,
+    /// `Ctx::double` when the run started.
+    double: bool,
 }
 
 fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
@@ -1147,6 +1164,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             memo: MemoTable::default(),
             memo_hits: 0,
             fixed: Vec::new(),
+            double: check && c.double.load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -1349,6 +1367,27 @@ impl<'c, 'k> Sim<'c, 'k> {
                 None => st.m.clear(),
                 Some(mark) => st.m.retain(|_, v| v.0 >= mark),
             }
+            return;
+        }
+        if self.double {
+            let old = st.m.take();
+            for &(k, v) in &old {
+                if only_before.is_some_and(|m| v.0 >= m) {
+                    st.insert(k, v.0, v.1);
+                } else if k.tag == NONE {
+                    st.insert(Key { tag, ..k }, v.0, v.1);
+                } else if k.tag < DOUBLE * DOUBLE_LIVES {
+                    st.insert(
+                        Key {
+                            tag: k.tag + DOUBLE,
+                            ..k
+                        },
+                        v.0,
+                        v.1,
+                    );
+                }
+            }
+            recycle(old);
             return;
         }
         if only_before.is_none() {
@@ -2370,7 +2409,23 @@ fn solve(c: &Ctx) -> Solution {
             t0.elapsed()
         );
     }
-    let hits = coverage(c, &placed);
+    // Large kernels: the coverage run also credits the first of two barriers on a hazard's
+    // path (`Ctx::double`), for the idle barriers below.
+    let large = (PAR_MIN..DOUBLE_MAX).contains(&c.k.stmts.len()) && !NO_DOUBLE.with(|d| d.get());
+    c.double.store(large, std::sync::atomic::Ordering::Relaxed);
+    let mut hits = coverage(c, &placed);
+    c.double.store(false, std::sync::atomic::Ordering::Relaxed);
+    let mut first = vec![false; if large { n } else { 0 }];
+    if large {
+        for &(tag, _, _) in &hits {
+            if (DOUBLE..INPUT).contains(&tag) {
+                if let Some(f) = first.get_mut((tag & POINT_MASK) as usize) {
+                    *f = true;
+                }
+            }
+        }
+        hits.retain(|h| !(DOUBLE..INPUT).contains(&h.0));
+    }
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("coverage done {:?} hits {}", t0.elapsed(), hits.len());
     }
@@ -2439,8 +2494,40 @@ fn solve(c: &Ctx) -> Solution {
         }
         return Solution { placed, hits };
     }
+    if !spare.is_empty() && large {
+        // Too many to try one by one: those that are not the first of two barriers on some
+        // hazard's path go at once when the hazards left unordered stay the same (else all
+        // stay).
+        let was = open(&hits);
+        let mut fewer = placed.clone();
+        for &p in spare.iter().filter(|&&p| !first[p]) {
+            fewer[p] = false;
+        }
+        if fewer != placed {
+            let h = coverage(c, &fewer);
+            let ok = open(&h) == was;
+            if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+                eprintln!(
+                    "idle barriers: {}, {} firsts of two, dropped: {ok} ({:?})",
+                    spare.len(),
+                    spare.iter().filter(|&&p| first[p]).count(),
+                    t0.elapsed()
+                );
+            }
+            if ok {
+                return Solution {
+                    placed: fewer,
+                    hits: h,
+                };
+            }
+        }
+    }
     Solution { placed, hits }
 }
+
+/// Kernels from this size on keep their idle barriers: the longer coverage run and a second
+/// one would cost a tenth of the whole insert.
+const DOUBLE_MAX: usize = 120_000;
 
 /// The hazards of the placement, sorted and without repeats.
 fn coverage(c: &Ctx, placed: &[bool]) -> Vec<Hit> {
@@ -3224,6 +3311,15 @@ pub mod testing {
         NO_MEMO.with(|m| m.set(true));
         let rep = run(k, t, opts);
         NO_MEMO.with(|m| m.set(false));
+        rep
+    }
+
+    /// `run` keeping the idle barriers of a large kernel (no coverage run crediting the
+    /// first of two barriers).
+    pub fn without_double(k: &mut Kernel, t: Target, opts: &InsertOptions) -> PassReport {
+        NO_DOUBLE.with(|m| m.set(true));
+        let rep = run(k, t, opts);
+        NO_DOUBLE.with(|m| m.set(false));
         rep
     }
 
