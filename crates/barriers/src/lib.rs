@@ -1369,28 +1369,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             return;
         }
-        if self.double {
-            let old = st.m.take();
-            for &(k, v) in &old {
-                if only_before.is_some_and(|m| v.0 >= m) {
-                    st.insert(k, v.0, v.1);
-                } else if k.tag == NONE {
-                    st.insert(Key { tag, ..k }, v.0, v.1);
-                } else if k.tag < DOUBLE * DOUBLE_LIVES {
-                    st.insert(
-                        Key {
-                            tag: k.tag + DOUBLE,
-                            ..k
-                        },
-                        v.0,
-                        v.1,
-                    );
-                }
-            }
-            recycle(old);
-            return;
-        }
-        if only_before.is_none() {
+        if only_before.is_none() && !self.double {
             // In place: the keys left all get the same tag, so their order stays.
             st.m.v.retain(|e| e.0.tag == NONE);
             for e in &mut st.m.v {
@@ -1403,6 +1382,10 @@ impl<'c, 'k> Sim<'c, 'k> {
             if only_before.is_some_and(|m| v.0 >= m) {
                 st.insert(k, v.0, v.1);
             } else if k.tag == NONE {
+                st.insert(Key { tag, ..k }, v.0, v.1);
+            } else if self.double && k.tag < DOUBLE * DOUBLE_LIVES {
+                // One more barrier crossed after the first (`Ctx::double`).
+                let tag = k.tag + DOUBLE;
                 st.insert(Key { tag, ..k }, v.0, v.1);
             }
         }
