@@ -135,6 +135,10 @@ const NO_RES: u8 = u8::MAX;
 /// inner loop): a parity branch does not tell the values its handles had.
 const OLD_RES: u8 = u8::MAX - 1;
 
+/// `Sim::back_edge`: the two-trip binding (the loop and its `no_bind` descriptors), whether
+/// the loop binds handles, the residue period.
+type BackEdge<'c> = (Option<(StmtId, &'c [bool])>, bool, Option<u8>);
+
 /// Pending accesses: key -> (newest stamp, newest access with that key).
 #[derive(Clone, Debug, Default)]
 struct State {
@@ -1888,22 +1892,44 @@ impl<'c, 'k> Sim<'c, 'k> {
         exit
     }
 
+    /// What `State::join_carried` takes for loop `f`'s back edge: the two-trip binding, whether
+    /// the loop binds handles, the residue period.
+    fn back_edge(&self, f: &ForData) -> BackEdge<'c> {
+        let c = self.c;
+        let bound = c.binds_loop(f);
+        let lp = c.k.blocks[f.body].parent;
+        let first = match lp {
+            Some(lp) if f.trips().max == Some(2) && bound => Some((lp, &c.async_desc[..])),
+            _ => None,
+        };
+        (first, bound, lp.and_then(|lp| c.res_period(lp)))
+    }
+
+    /// The state leaving loop `f` after its last iteration's `out`.
+    fn leave(&self, f: &ForData, out: State) -> State {
+        let c = self.c;
+        let mut exit = out;
+        // A loop without bound handles leaves the marks of the loop around it as they are
+        // (it neither set nor needs them; that loop is still in its first iteration).
+        if c.binds_loop(f) {
+            // An async producer into one known region takes its last-iteration form as
+            // async-waits does (`Carried::Exit`); one through a handle or `if` result stays
+            // unbound.
+            exit.leave_loop(&c.acc, &c.async_loose, c.k.blocks[f.body].parent);
+        }
+        exit.carry(&c.acc, f.iv, true);
+        exit
+    }
+
     /// A loop of `trips` iterations with a constant start, run iteration by iteration with
     /// its induction variable known in each: the `if`s on it take one branch (the verifier
     /// runs such loops the same way). What crosses each back edge is carried as in
     /// `loop_fixpoint`.
     fn run_unrolled(&mut self, f: &ForData, entry: State, trips: u64) -> State {
-        let c = self.c;
-        let acc = &c.acc;
         let syncopt_ir::Bound::Const(lo) = f.lo else {
             unreachable!("unrolled loops start at a constant");
         };
-        let bound = c.binds_loop(f);
-        let first = match c.k.blocks[f.body].parent {
-            Some(lp) if trips == 2 && bound => Some((lp, &c.async_desc[..])),
-            _ => None,
-        };
-        let period = c.k.blocks[f.body].parent.and_then(|lp| c.res_period(lp));
+        let (first, bound, period) = self.back_edge(f);
         let mut inp = entry;
         let mut out = State::default();
         let mut trace = self.traces.pop().unwrap_or_default();
@@ -1912,16 +1938,11 @@ impl<'c, 'k> Sim<'c, 'k> {
             out = self.run_block_traced(f.body, std::mem::take(&mut inp), None, &mut trace);
             self.fixed.pop();
             if it + 1 < trips {
-                inp.join_carried(&out, acc, f.iv, (first, bound), period);
+                inp.join_carried(&out, &self.c.acc, f.iv, (first, bound), period);
             }
         }
         self.traces.push(trace);
-        let mut exit = out;
-        if bound {
-            exit.leave_loop(acc, &c.async_loose, c.k.blocks[f.body].parent);
-        }
-        exit.carry(acc, f.iv, true);
-        exit
+        self.leave(f, out)
     }
 
     /// The fixpoint of a loop from `entry`, starting with `start` as the body's input;
@@ -1949,16 +1970,8 @@ impl<'c, 'k> Sim<'c, 'k> {
                 break out;
             }
             let mut next = entry.clone();
-            let first = match self.c.k.blocks[f.body].parent {
-                Some(lp) if t.max == Some(2) && self.c.binds_loop(f) => {
-                    Some((lp, &self.c.async_desc[..]))
-                }
-                _ => None,
-            };
-            let period = self.c.k.blocks[f.body]
-                .parent
-                .and_then(|lp| self.c.res_period(lp));
-            next.join_carried(&out, acc, f.iv, (first, self.c.binds_loop(f)), period);
+            let (first, bound, period) = self.back_edge(f);
+            next.join_carried(&out, acc, f.iv, (first, bound), period);
             if rounds >= 3 || self.check {
                 // From here on the input only grows, so the fixpoint is reached.
                 next.join(&inp);
@@ -1979,20 +1992,10 @@ impl<'c, 'k> Sim<'c, 'k> {
         if let Some((t, _)) = prev {
             self.traces.push(t);
         }
-        let mut exit = out;
-        // A loop without bound handles leaves the marks of the loop around it as they are
-        // (it neither set nor needs them; that loop is still in its first iteration).
-        let bound = self.c.binds_loop(f);
-        if bound {
-            // An async producer into one known region takes its last-iteration form as
-            // async-waits does (`Carried::Exit`); one through a handle or `if` result stays
-            // unbound.
-            exit.leave_loop(acc, &self.c.async_loose, self.c.k.blocks[f.body].parent);
-        }
-        exit.carry(acc, f.iv, true);
+        let mut exit = self.leave(f, out);
         if t.min == 0 {
             let mut e = entry;
-            if bound {
+            if self.c.binds_loop(f) {
                 // The entry state, not an iteration's: nothing to bind.
                 e.leave_loop(acc, &self.c.async_desc, None);
             }
