@@ -2092,7 +2092,9 @@ fn first_iv_form(d: &Desc, iv: ValueId, lo: i64) -> Option<Desc> {
     {
         return None;
     }
-    let pos = d.ivs.iter().position(|&v| v == iv)?;
+    if !d.ivs.contains(&iv) {
+        return None;
+    }
     let mut out = d.clone();
     let mut changed = false;
     for r in out.regions.iter_mut() {
@@ -2111,10 +2113,7 @@ fn first_iv_form(d: &Desc, iv: ValueId, lo: i64) -> Option<Desc> {
     if !changed {
         return None;
     }
-    out.ivs.remove(pos);
-    if pos < out.steps.len() {
-        out.steps.remove(pos);
-    }
+    remove_iv(&mut out, iv);
     out.bind = None;
     Some(out)
 }
@@ -2155,12 +2154,7 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     if let Some(l) = out.lane.as_deref() {
         narrow_to_words(&mut out.regions, l);
     }
-    if let Some(pos) = out.ivs.iter().position(|&v| v == iv) {
-        out.ivs.remove(pos);
-        if pos < out.steps.len() {
-            out.steps.remove(pos);
-        }
-    }
+    remove_iv(&mut out, iv);
     out.only.retain(|o| o.0 != iv);
     Some(out)
 }
@@ -2303,18 +2297,20 @@ fn fit_ivs(k: &Kernel, mut nd: Desc, ivs: &[ValueId], lp: StmtId) -> Option<Desc
     }
     nd.owner = None;
     nd.lane = None;
-    let keep: Vec<bool> = nd.ivs.iter().map(|v| !extra.contains(v)).collect();
-    let mut i = 0;
-    nd.ivs.retain(|_| {
-        i += 1;
-        keep[i - 1]
-    });
-    let mut i = 0;
-    nd.steps.retain(|_| {
-        i += 1;
-        keep[i - 1]
-    });
+    for &v in &extra {
+        remove_iv(&mut nd, v);
+    }
     Some(nd)
+}
+
+/// `d` without induction variable `iv` in `ivs` (and its step).
+fn remove_iv(d: &mut Desc, iv: ValueId) {
+    if let Some(pos) = d.ivs.iter().position(|&v| v == iv) {
+        d.ivs.remove(pos);
+        if pos < d.steps.len() {
+            d.steps.remove(pos);
+        }
+    }
 }
 
 /// Whether loop `l` lies in the body of loop `outer` (at any depth).
