@@ -77,10 +77,10 @@ use syncopt_targets::{BarrierStyle, Target};
 const NONE: u32 = u32::MAX;
 /// Tag: ordered by a sync op of the input.
 const INPUT: u32 = u32::MAX - 1;
-/// Tag bits (`Ctx::double`): how many more barriers the access crossed after the one the tag
+/// Tag bits (`Sim::double`): how many more barriers the access crossed after the one the tag
 /// names (1 to `DOUBLE_LIVES`), in units of this.
 const DOUBLE: u32 = 1 << 29;
-/// Barriers an access crosses after the first before the coverage run of `Ctx::double` drops
+/// Barriers an access crosses after the first before the coverage run of `Sim::double` drops
 /// it.
 const DOUBLE_LIVES: u32 = 1;
 /// The point a tag names, without the `DOUBLE` count.
@@ -519,10 +519,6 @@ struct Ctx<'k> {
     span: Vec<(u32, u32)>,
     /// Memoize what-if runs (`Sim::memo_run`); off only in tests that compare with it.
     memo: bool,
-    /// Coverage runs keep an access `DOUBLE_LIVES` barriers longer, tagged with the first
-    /// barrier it crossed and the count: a hazard with several barriers on its path credits
-    /// the first (see `solve`).
-    double: std::sync::atomic::AtomicBool,
     /// Per statement (empty when none): for an op that runs in one residue of its innermost
     /// loop with handles (`Accesses::residue_ops`), that residue (`Key::res`); `NO_RES` else.
     op_res: Vec<u8>,
@@ -698,11 +694,7 @@ impl<'k> Ctx<'k> {
             stage_loop: Vec::new(),
             summary: Vec::new(),
             dead,
-            unroll: if std::env::var_os("SYNCOPT_NO_UNROLL").is_some() {
-                vec![0; k.stmts.len()]
-            } else {
-                unroll_trips(k)
-            },
+            unroll: unroll_trips(k),
             dmask,
             flat,
             inner_loop: Vec::new(),
@@ -721,7 +713,6 @@ impl<'k> Ctx<'k> {
             threads,
             span,
             memo: !NO_MEMO.with(|m| m.get()),
-            double: std::sync::atomic::AtomicBool::new(false),
             no_marks: !k.stmts.iter().any(|(_, d)| {
                 matches!(
                     d.kind,
@@ -1030,7 +1021,9 @@ struct Sim<'c, 'k> {
     /// Induction variables with known values: the loops around the current point that run
     /// iteration by iteration (`Ctx::unroll`).
     fixed: Vec<(ValueId, i64)>,
-    /// `Ctx::double` when the run started.
+    /// Coverage run (see `coverage`) that keeps an access `DOUBLE_LIVES` barriers longer,
+    /// tagged with the first barrier it crossed and the count: a hazard with several barriers
+    /// on its path credits the first (see `solve`).
     double: bool,
 }
 
@@ -1168,7 +1161,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             memo: MemoTable::default(),
             memo_hits: 0,
             fixed: Vec::new(),
-            double: check && c.double.load(std::sync::atomic::Ordering::Relaxed),
+            double: false,
         }
     }
 
@@ -1388,7 +1381,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             } else if k.tag == NONE {
                 st.insert(Key { tag, ..k }, v.0, v.1);
             } else if self.double && k.tag < DOUBLE * DOUBLE_LIVES {
-                // One more barrier crossed after the first (`Ctx::double`).
+                // One more barrier crossed after the first (`Sim::double`).
                 let tag = k.tag + DOUBLE;
                 st.insert(Key { tag, ..k }, v.0, v.1);
             }
@@ -2378,7 +2371,7 @@ struct Solution {
 fn solve(c: &Ctx) -> Solution {
     let t0 = std::time::Instant::now();
     let n = c.point_block.len();
-    let runs = run_lanes(c, false, &vec![false; n]);
+    let runs = run_lanes(c, (false, false), &vec![false; n]);
     let mut placed = vec![false; n];
     for p in runs.log {
         placed[p] = true;
@@ -2396,11 +2389,9 @@ fn solve(c: &Ctx) -> Solution {
         );
     }
     // Large kernels: the coverage run also credits the first of two barriers on a hazard's
-    // path (`Ctx::double`), for the idle barriers below.
+    // path (`Sim::double`), for the idle barriers below.
     let large = (PAR_MIN..DOUBLE_MAX).contains(&c.k.stmts.len()) && !NO_DOUBLE.with(|d| d.get());
-    c.double.store(large, std::sync::atomic::Ordering::Relaxed);
-    let mut hits = coverage(c, &placed);
-    c.double.store(false, std::sync::atomic::Ordering::Relaxed);
+    let mut hits = coverage(c, &placed, large);
     let mut first = vec![false; if large { n } else { 0 }];
     if large {
         for &(tag, _, _) in &hits {
@@ -2447,7 +2438,7 @@ fn solve(c: &Ctx) -> Solution {
         for &p in &spare {
             fewer[p] = false;
         }
-        let all = coverage(c, &fewer);
+        let all = coverage(c, &fewer, false);
         if open(&all) == was {
             placed = fewer;
             hits = all;
@@ -2463,7 +2454,7 @@ fn solve(c: &Ctx) -> Solution {
                 tried.push(p);
                 let mut fewer = placed.clone();
                 fewer[p] = false;
-                let h = coverage(c, &fewer);
+                let h = coverage(c, &fewer, false);
                 if open(&h) == was {
                     placed = fewer;
                     hits = h;
@@ -2490,7 +2481,7 @@ fn solve(c: &Ctx) -> Solution {
             fewer[p] = false;
         }
         if fewer != placed {
-            let h = coverage(c, &fewer);
+            let h = coverage(c, &fewer, false);
             let ok = open(&h) == was;
             if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
                 eprintln!(
@@ -2516,8 +2507,8 @@ fn solve(c: &Ctx) -> Solution {
 const DOUBLE_MAX: usize = 120_000;
 
 /// The hazards of the placement, sorted and without repeats.
-fn coverage(c: &Ctx, placed: &[bool]) -> Vec<Hit> {
-    let mut hits = run_lanes(c, true, placed).hits;
+fn coverage(c: &Ctx, placed: &[bool], double: bool) -> Vec<Hit> {
+    let mut hits = run_lanes(c, (true, double), placed).hits;
     hits.sort_unstable();
     hits.dedup();
     hits
@@ -2621,7 +2612,7 @@ fn lane_threads(k: &Kernel) -> usize {
     n.clamp(1, 8)
 }
 
-fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
+fn run_lanes(c: &Ctx, (check, double): (bool, bool), placed: &[bool]) -> Runs {
     let k = c.k;
     let top = &k.blocks[k.body].stmts;
     let lanes_n = lane_count(c).min(top.len().max(1));
@@ -2629,6 +2620,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
     // The whole body in one lane: small kernels, and the fallback when a lane fails.
     let one_lane = || {
         let mut sim = Sim::new(c, check, placed.to_vec());
+        sim.double = check && double;
         sim.budget = budget;
         sim.run_block(k.body, State::default());
         Runs {
@@ -2684,6 +2676,7 @@ fn run_lanes(c: &Ctx, check: bool, placed: &[bool]) -> Runs {
                 let h = std::thread::Builder::new()
                     .spawn_scoped(scope, move || {
                         let mut sim = Sim::new(c, check, placed.to_vec());
+                        sim.double = check && double;
                         sim.budget = budget;
                         let met = sim.run_lane(all, me);
                         LaneOut {
@@ -3288,7 +3281,7 @@ pub mod testing {
     /// contributed their part of the result (met the lane before them).
     pub fn lanes(k: &Kernel, t: Target) -> (usize, usize) {
         let c = Ctx::new(k, t);
-        let r = run_lanes(&c, false, &vec![false; c.point_block.len()]);
+        let r = run_lanes(&c, (false, false), &vec![false; c.point_block.len()]);
         (r.lanes, r.used)
     }
 
@@ -3323,7 +3316,7 @@ pub mod testing {
     pub fn unordered(k: &Kernel, t: Target) -> BTreeSet<(u32, u32)> {
         let c = Ctx::new(k, t);
         let n = c.point_block.len();
-        coverage(&c, &vec![false; n])
+        coverage(&c, &vec![false; n], false)
             .into_iter()
             .filter(|h| h.0 == NONE)
             .map(|h| (h.1, h.2))
