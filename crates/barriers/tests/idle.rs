@@ -1,6 +1,8 @@
 //! Large kernels (20,000 statements and more) drop the placed barriers that order nothing the
 //! others do not, in one more coverage run: the final coverage run credits the first of two
-//! barriers on a hazard's path, so the idle barriers that are no such first go at once.
+//! barriers on a hazard's path, so the idle barriers that are no such first go at once (those
+//! that leave a pair unordered come back, nearest before its consumer first), and inserting
+//! into the output again adds nothing.
 
 mod common;
 use common::*;
@@ -10,10 +12,21 @@ use syncopt_targets::Target;
 
 #[test]
 fn large_kernels_drop_idle_barriers_and_still_verify() {
-    let t = Target::Sm90;
+    drops_idle_barriers(Target::Sm90, 25_000, 2);
+}
+
+#[test]
+fn idle_barriers_in_a_row_come_back_one_by_one() {
+    // Dropping the 27 idle barriers that are no "first of two" at once left a pair
+    // unordered (three barriers in a row), so all 43 stayed; bringing back the one nearest
+    // before that pair's consumer lets the other 26 go.
+    drops_idle_barriers(Target::Gfx950, 30_000, 1);
+}
+
+fn drops_idle_barriers(t: Target, ops: usize, seed: u64) {
     let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
-        ops: 25_000,
-        seed: 2,
+        ops,
+        seed,
         target: t,
         executable: false,
     });
@@ -33,4 +46,23 @@ fn large_kernels_drop_idle_barriers_and_still_verify() {
     );
     let vr = syncopt_verify::verify(&finish(&ours, t, &opts), t);
     assert!(vr.is_ok(), "{:#?}", vr.diagnostics.first());
+}
+
+#[test]
+fn inserting_into_a_large_output_adds_nothing() {
+    // Campaign `gen --ops 30000 --seed 3 --target gfx1250`: inserting again placed 15
+    // signal/wait pairs, each right before a pair of the first run's output. The coverage
+    // run credits an access to the input's barrier once it crosses one, so the new pairs
+    // were idle but "first of two" and stayed; now they go.
+    let t = Target::Gfx1250;
+    let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
+        ops: 30_000,
+        seed: 3,
+        target: t,
+        executable: false,
+    });
+    let once = inserted(&src, t);
+    assert!(kernel_of(&once).stmts.len() >= 20_000);
+    let twice = inserted(&once, t);
+    assert!(once == twice, "inserting again changed the output");
 }
