@@ -89,22 +89,20 @@ pub fn run_pipeline_observed(
         .copied()
         .filter(|p| p.applies(target))
         .collect();
-    // The accesses shared-barriers collected, when async-waits runs right after it: barriers
-    // change no access, so its warning check need not collect them again.
-    let mut shared = None;
-    for (i, &p) in passes.iter().enumerate() {
+    // Async-waits after shared-barriers has no copy to warn about (its warning says "run
+    // shared-barriers first"; `syncopt_async_waits::run_after_barriers`).
+    let mut barriers_ran = false;
+    for &p in &passes {
         let r = match p {
             Pass::WarpPipeline => syncopt_warp_pipeline::run(kernel, target, opts),
             Pass::SharedBarriers => {
-                let keep = passes.get(i + 1) == Some(&Pass::AsyncWaits);
-                let (r, acc) = syncopt_barriers::run_keeping(kernel, target, opts, keep);
-                shared = acc;
-                r
+                barriers_ran = true;
+                syncopt_barriers::run(kernel, target, opts)
             }
-            Pass::AsyncWaits => match shared.take() {
-                Some(acc) => syncopt_async_waits::run_with_accesses(kernel, target, opts, acc),
-                None => syncopt_async_waits::run(kernel, target, opts),
-            },
+            Pass::AsyncWaits if barriers_ran => {
+                syncopt_async_waits::run_after_barriers(kernel, target, opts)
+            }
+            Pass::AsyncWaits => syncopt_async_waits::run(kernel, target, opts),
             Pass::PipeFlags => syncopt_pipe_flags::run(kernel, target, opts),
         };
         after(p);

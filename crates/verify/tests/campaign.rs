@@ -1,6 +1,7 @@
 //! Issue 4's campaign, "every generated kernel: the output verifies": `syncopt gen`
 //! (executable and plain) kernels, synchronized by the default insert pipeline, on every GPU
-//! target (and with named barriers on gfx1250/sm_90), must verify. `#[ignore]`d (minutes):
+//! target (and with named barriers on gfx1250/sm_90), must verify, and inserting into the
+//! output again must change nothing. `#[ignore]`d (minutes):
 //! `cargo test -p syncopt-verify --test campaign -- --ignored --nocapture`.
 //!
 //! Environment: `SYNCOPT_EXEC_SEEDS` / `SYNCOPT_PLAIN_SEEDS` (`a..b`, default 0..1000 and
@@ -56,6 +57,8 @@ enum Outcome {
     /// The output verifies, but insert warned (the pipeline's own output should draw no
     /// "run shared-barriers first" warning): its first warning.
     Warned(String),
+    /// The output verifies, and inserting into it again changes it.
+    NotIdempotent,
 }
 
 fn one(t: Target, named: bool, ops: usize, seed: u64, executable: bool) -> Outcome {
@@ -98,6 +101,12 @@ fn one(t: Target, named: bool, ops: usize, seed: u64, executable: bool) -> Outco
     let k = &file.chunks[0].kernels[0];
     let v = syncopt_verify::verify(k, t);
     if v.is_ok() {
+        // Inserting into the output again adds nothing (issue 4).
+        let mut again = file.clone();
+        syncopt_passes::insert(&mut again.chunks[0].kernels[0], t, &opts);
+        if syncopt_ir::printer::print_file(&again) != syncopt_ir::printer::print_file(&file) {
+            return Outcome::NotIdempotent;
+        }
         if let Some(w) = rep.diagnostics.iter().find(|d| !d.is_error()) {
             return Outcome::Warned(w.message.clone());
         }
@@ -145,6 +154,7 @@ fn insert_output_verifies_campaign() {
     let mut real = 0;
     let mut insert_failed = Vec::new();
     let mut warned = Vec::new();
+    let mut not_idempotent = Vec::new();
     for (t, named) in configs() {
         for &n in &ops {
             for (executable, (a, b)) in [(true, exec), (false, plain)] {
@@ -177,6 +187,7 @@ fn insert_output_verifies_campaign() {
                         }
                         Outcome::InsertFailed(m) => insert_failed.push(format!("{what}: {m}")),
                         Outcome::Warned(m) => warned.push(format!("{what}: {m}")),
+                        Outcome::NotIdempotent => not_idempotent.push(what),
                     }
                 }
                 eprintln!(
@@ -198,16 +209,25 @@ fn insert_output_verifies_campaign() {
     for r in &warned {
         eprintln!("WARNED {r}");
     }
+    for r in &not_idempotent {
+        eprintln!("NOT IDEMPOTENT {r}");
+    }
     eprintln!(
-        "campaign: {total} kernels, {} rejected by the verifier ({real} with races the interpreter sees), {} insert failures, {} with warnings",
+        "campaign: {total} kernels, {} rejected by the verifier ({real} with races the interpreter sees), {} insert failures, {} with warnings, {} changed by inserting again",
         rejected.len(),
         insert_failed.len(),
-        warned.len()
+        warned.len(),
+        not_idempotent.len()
     );
     assert!(
         rejected.is_empty(),
         "{} insert outputs do not verify",
         rejected.len()
+    );
+    assert!(
+        not_idempotent.is_empty(),
+        "{} insert outputs change when inserted into again",
+        not_idempotent.len()
     );
     // Warnings are reported, not failed: the warning check is an approximation of the
     // barrier pass's own test (README, async-waits: a few generated kernels draw one that the
