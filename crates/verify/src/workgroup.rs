@@ -55,22 +55,27 @@ const MEMO_PER_LOOP: usize = 16;
 
 pub fn verify(kernel: &Kernel, target: Target) -> Report {
     let mut limit = CTX_MAX;
-    let mut run = verify_run(kernel, target, limit, false);
-    // A problem found only where paths were merged may be a false alarm: look again keeping
-    // more paths apart, while that stays affordable. Every limit is sound, so the last
-    // answer stands.
-    while limit < RETRY_LIMIT_MAX
-        && run.states.saturating_mul(RETRY_FACTOR) <= RETRY_STATES
-        && run.merged_error()
-    {
-        limit *= RETRY_FACTOR;
-        run = verify_run(kernel, target, limit, false);
-    }
-    if run.merged_error() {
-        // Still there: merge the handle groups in the other order (see `group_rank`). Both
-        // answers are sound, so a race one of them rules out is no race.
-        let other = verify_run(kernel, target, limit, true);
-        run = run.meet(other);
+    let mut inner_first = false;
+    let mut run = verify_run(kernel, target, limit, inner_first);
+    let mut last_states = run.states;
+    // A problem found only where paths were merged may be a false alarm: look again merging
+    // the handle groups in the other order (see `group_rank`), then both orders keeping 4
+    // times more paths apart, while that stays affordable. Every answer is sound, so a race
+    // one of them rules out is no race: what they all agree on stands.
+    while run.merged_error() {
+        if !inner_first {
+            inner_first = true;
+        } else if limit < RETRY_LIMIT_MAX
+            && last_states.saturating_mul(RETRY_FACTOR) <= RETRY_STATES
+        {
+            limit *= RETRY_FACTOR;
+            inner_first = false;
+        } else {
+            break;
+        }
+        let next = verify_run(kernel, target, limit, inner_first);
+        last_states = next.states;
+        run = run.meet(next);
     }
     run.report()
 }
@@ -105,12 +110,19 @@ impl Run {
         if Self::errors(&b.races) + Self::errors(&b.other) == 0 {
             return Run { states, ..b };
         }
+        let merged = |d: &Diagnostic| d.notes.iter().any(|n| n.1 == MERGED_NOTE);
+        let mut theirs = b.races;
         let races = self
             .races
             .into_iter()
-            .filter(|(k, d)| !d.is_error() || b.races.contains_key(k))
+            .filter_map(|(k, d)| match theirs.remove(&k) {
+                // Said without the merged note by the run that found it on unmerged paths.
+                Some(e) if merged(&d) && !merged(&e) => Some((k, e)),
+                Some(_) => Some((k, d)),
+                None => (!d.is_error()).then_some((k, d)),
+            })
             .collect();
-        let other = if Self::errors(&b.other) < Self::errors(&self.other) {
+        let other = if Self::errors(&b.other) <= Self::errors(&self.other) {
             b.other
         } else {
             self.other
