@@ -1025,6 +1025,11 @@ struct Sim<'c, 'k> {
     /// tagged with the first barrier it crossed and the count: a hazard with several barriers
     /// on its path credits the first (see `solve`).
     double: bool,
+    /// Coverage run of a kernel too large for `double`: an access dropped at a placed
+    /// barrier q after crossing another placed one p records a pseudo-hit `(p | DOUBLE, q,
+    /// NONE)`, so that the idle barriers whose accesses next cross only the input's sync ops
+    /// or barriers that order something (which stay) are known (see `firsts`).
+    mark: bool,
 }
 
 fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
@@ -1162,6 +1167,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             memo_hits: 0,
             fixed: Vec::new(),
             double: false,
+            mark: false,
         }
     }
 
@@ -1358,13 +1364,20 @@ impl<'c, 'k> Sim<'c, 'k> {
     }
 
     /// A full barrier: pending accesses are ordered (tagged in coverage mode).
-    fn cross(&self, st: &mut State, tag: u32, only_before: Option<u32>) {
+    fn cross(&mut self, st: &mut State, tag: u32, only_before: Option<u32>) {
         if !self.check {
             match only_before {
                 None => st.m.clear(),
                 Some(mark) => st.m.retain(|_, v| v.0 >= mark),
             }
             return;
+        }
+        if self.mark && tag != INPUT {
+            for e in &st.m.v {
+                if e.0.tag < DOUBLE && only_before.is_none_or(|m| e.1 .0 < m) {
+                    self.hits.push((e.0.tag | DOUBLE, tag, NONE));
+                }
+            }
         }
         if only_before.is_none() && !self.double {
             // In place: the keys left all get the same tag, so their order stays.
@@ -2376,7 +2389,7 @@ struct Solution {
 fn solve(c: &Ctx) -> Solution {
     let t0 = std::time::Instant::now();
     let n = c.point_block.len();
-    let runs = run_lanes(c, (false, false), &vec![false; n]);
+    let runs = run_lanes(c, (false, false, false), &vec![false; n]);
     let mut placed = vec![false; n];
     for p in runs.log {
         placed[p] = true;
@@ -2395,19 +2408,19 @@ fn solve(c: &Ctx) -> Solution {
     }
     // Large kernels: the coverage run also credits the first of two barriers on a hazard's
     // path (`Sim::double`), for the idle barriers below.
-    let large = (PAR_MIN..DOUBLE_MAX).contains(&c.k.stmts.len()) && !NO_DOUBLE.with(|d| d.get());
-    let mut hits = coverage(c, &placed, large);
-    let mut first = vec![false; if large { n } else { 0 }];
-    if large {
-        for &(tag, _, _) in &hits {
-            if (DOUBLE..INPUT).contains(&tag) {
-                if let Some(f) = first.get_mut((tag & POINT_MASK) as usize) {
-                    *f = true;
-                }
-            }
-        }
-        hits.retain(|h| !(DOUBLE..INPUT).contains(&h.0));
-    }
+    // Larger ones: it records the first of two placed barriers an access crosses (`Sim::mark`):
+    // an idle barrier that is no such first only ever hands its accesses to the input's sync
+    // ops (inserting into our own output again placed such barriers, and kept them).
+    let on = !NO_DOUBLE.with(|d| d.get());
+    let large = (PAR_MIN..DOUBLE_MAX).contains(&c.k.stmts.len()) && on;
+    let huge = c.k.stmts.len() >= DOUBLE_MAX && on;
+    let mut hits = coverage(c, &placed, (large, huge));
+    let large = large || huge;
+    let first = if large {
+        firsts(&mut hits, &placed, false)
+    } else {
+        Vec::new()
+    };
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("coverage done {:?} hits {}", t0.elapsed(), hits.len());
     }
@@ -2443,7 +2456,7 @@ fn solve(c: &Ctx) -> Solution {
         for &p in &spare {
             fewer[p] = false;
         }
-        let all = coverage(c, &fewer, false);
+        let all = coverage(c, &fewer, (false, false));
         if open(&all) == was {
             placed = fewer;
             hits = all;
@@ -2459,7 +2472,7 @@ fn solve(c: &Ctx) -> Solution {
                 tried.push(p);
                 let mut fewer = placed.clone();
                 fewer[p] = false;
-                let h = coverage(c, &fewer, false);
+                let h = coverage(c, &fewer, (false, false));
                 if open(&h) == was {
                     placed = fewer;
                     hits = h;
@@ -2477,72 +2490,146 @@ fn solve(c: &Ctx) -> Solution {
         return Solution { placed, hits };
     }
     if !spare.is_empty() && large {
-        // Too many to try one by one: those that are not the first of two barriers on some
-        // hazard's path go at once when the hazards left unordered stay the same (else all
-        // stay).
-        let was = open(&hits);
-        let mut fewer = placed.clone();
-        for &p in spare.iter().filter(|&&p| !first[p]) {
-            fewer[p] = false;
-        }
-        if fewer != placed {
-            // Three idle barriers in a row can each be no "first of two" and still be all
-            // that orders a pair (the run forgets an access at the third). Where dropping
-            // them leaves a pair unordered, the dropped barrier nearest before its consumer
-            // comes back, a few rounds; each round is one more coverage run.
-            let mut order: Option<(Vec<usize>, Vec<usize>)> = None;
-            let mut restored = 0;
-            for round in 0..=RESTORE_ROUNDS {
-                let h = coverage(c, &fewer, false);
-                let now = open(&h);
-                if now == was {
-                    if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
-                        eprintln!(
-                            "idle barriers: {}, {} firsts of two, dropped all but {restored} \
-                             after {round} rounds ({:?})",
-                            spare.len(),
-                            spare.iter().filter(|&&p| first[p]).count(),
-                            t0.elapsed()
-                        );
-                    }
-                    return Solution {
-                        placed: fewer,
-                        hits: h,
-                    };
-                }
-                if round == RESTORE_ROUNDS {
-                    break;
-                }
-                let (stmt_ord, point_ord) = order.get_or_insert_with(|| program_order(c));
-                let dropped: Vec<usize> = (0..n).filter(|&p| placed[p] && !fewer[p]).collect();
-                let mut back = false;
-                for &(_, y) in now.iter().filter(|x| !was.contains(x)) {
-                    let at = 2 * stmt_ord[c.acc.accesses[y as usize].stmt.index()];
-                    if let Some(&p) = dropped
-                        .iter()
-                        .filter(|&&p| point_ord[p] < at)
-                        .max_by_key(|&&p| point_ord[p])
-                    {
-                        back |= !fewer[p];
-                        restored += usize::from(!fewer[p]);
-                        fewer[p] = true;
-                    }
-                }
-                if !back {
-                    break;
+        if let Some(sol) = drop_idle(c, &placed, &hits, &first, &spare, t0) {
+            // Two placed barriers in a row that are both idle: the second went, the first
+            // was its "first of two". Where few are left, one more round (two more coverage
+            // runs) finds it no longer is (inserting into our own output again).
+            let left = idle(&sol.placed, &sol.hits);
+            if !left.is_empty() && left.len() <= SECOND_ROUND_MAX {
+                let mut h = coverage(c, &sol.placed, (!huge, huge));
+                let first = firsts(&mut h, &sol.placed, true);
+                if let Some(again) = drop_idle(c, &sol.placed, &h, &first, &left, t0) {
+                    return again;
                 }
             }
+            return sol;
+        }
+    }
+    Solution { placed, hits }
+}
+
+/// The first-of-two marks of a coverage run that records them, taken out of its hits: with
+/// `Sim::double`, a barrier crossed first on a hazard's path; with `Sim::mark`, a barrier
+/// whose accesses next crossed an idle placed barrier (one that orders nothing itself may
+/// be all that stands between them and a later consumer).
+fn firsts(hits: &mut Vec<Hit>, placed: &[bool], retry: bool) -> Vec<bool> {
+    let mut first = vec![false; placed.len()];
+    let mut pairs = Vec::new();
+    for &(tag, q, y) in hits.iter() {
+        if (DOUBLE..INPUT).contains(&tag) {
+            let p = (tag & POINT_MASK) as usize;
+            if y == NONE {
+                pairs.push((p, q as usize));
+            } else if let Some(f) = first.get_mut(p) {
+                *f = true;
+            }
+        }
+    }
+    hits.retain(|h| !(DOUBLE..INPUT).contains(&h.0));
+    if !pairs.is_empty() {
+        let mut used = vec![false; placed.len()];
+        for &(tag, _, _) in hits.iter() {
+            if let Some(u) = used.get_mut(tag as usize) {
+                *u = true;
+            }
+        }
+        // With `retry`, a barrier handing its accesses to itself (the next iteration's
+        // crossing) is tried: the confirming run decides (worth it where few are left).
+        for (p, q) in pairs {
+            if !(retry && p == q) && placed.get(q).is_some_and(|&x| x) && !used[q] {
+                if let Some(f) = first.get_mut(p) {
+                    *f = true;
+                }
+            }
+        }
+    }
+    first
+}
+
+/// Idle barriers left after one round in `solve` that get a second.
+const SECOND_ROUND_MAX: usize = 16;
+
+/// Large kernels' idle barriers (`spare`, of `placed` with coverage `hits`): too many to try
+/// one by one, those that are not the first of two barriers on some hazard's path go at once
+/// when the hazards left unordered stay the same. Three idle barriers in a row can each be
+/// no "first of two" and still be all that orders a pair (the run forgets an access at the
+/// third): where dropping them leaves a pair unordered, the dropped barrier nearest before
+/// its consumer comes back, a few rounds; each round is one more coverage run. `None`: all
+/// stay.
+fn drop_idle(
+    c: &Ctx,
+    placed: &[bool],
+    hits: &[Hit],
+    first: &[bool],
+    spare: &[usize],
+    t0: std::time::Instant,
+) -> Option<Solution> {
+    let n = placed.len();
+    let open = |h: &[Hit]| -> Vec<(u32, u32)> {
+        h.iter()
+            .filter(|x| x.0 == NONE)
+            .map(|x| (x.1, x.2))
+            .collect()
+    };
+    let was = open(hits);
+    let mut fewer = placed.to_vec();
+    for &p in spare.iter().filter(|&&p| !first[p]) {
+        fewer[p] = false;
+    }
+    if fewer == placed {
+        return None;
+    }
+    let mut order: Option<(Vec<usize>, Vec<usize>)> = None;
+    let mut restored = 0;
+    for round in 0..=RESTORE_ROUNDS {
+        let h = coverage(c, &fewer, (false, false));
+        let now = open(&h);
+        if now == was {
             if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
                 eprintln!(
-                    "idle barriers: {}, {} firsts of two, none dropped ({:?})",
+                    "idle barriers: {}, {} firsts of two, dropped all but {restored} after \
+                     {round} rounds ({:?})",
                     spare.len(),
                     spare.iter().filter(|&&p| first[p]).count(),
                     t0.elapsed()
                 );
             }
+            return Some(Solution {
+                placed: fewer,
+                hits: h,
+            });
+        }
+        if round == RESTORE_ROUNDS {
+            break;
+        }
+        let (stmt_ord, point_ord) = order.get_or_insert_with(|| program_order(c));
+        let dropped: Vec<usize> = (0..n).filter(|&p| placed[p] && !fewer[p]).collect();
+        let mut back = false;
+        for &(_, y) in now.iter().filter(|x| !was.contains(x)) {
+            let at = 2 * stmt_ord[c.acc.accesses[y as usize].stmt.index()];
+            if let Some(&p) = dropped
+                .iter()
+                .filter(|&&p| point_ord[p] < at)
+                .max_by_key(|&&p| point_ord[p])
+            {
+                back |= !fewer[p];
+                restored += usize::from(!fewer[p]);
+                fewer[p] = true;
+            }
+        }
+        if !back {
+            break;
         }
     }
-    Solution { placed, hits }
+    if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
+        eprintln!(
+            "idle barriers: {}, {} firsts of two, none dropped ({:?})",
+            spare.len(),
+            spare.iter().filter(|&&p| first[p]).count(),
+            t0.elapsed()
+        );
+    }
+    None
 }
 
 /// Rounds of bringing back dropped idle barriers (see `place`) before all of them stay.
@@ -2588,8 +2675,8 @@ fn program_order(c: &Ctx) -> (Vec<usize>, Vec<usize>) {
 const DOUBLE_MAX: usize = 120_000;
 
 /// The hazards of the placement, sorted and without repeats.
-fn coverage(c: &Ctx, placed: &[bool], double: bool) -> Vec<Hit> {
-    let mut hits = run_lanes(c, (true, double), placed).hits;
+fn coverage(c: &Ctx, placed: &[bool], (double, mark): (bool, bool)) -> Vec<Hit> {
+    let mut hits = run_lanes(c, (true, double, mark), placed).hits;
     hits.sort_unstable();
     hits.dedup();
     hits
@@ -2693,7 +2780,7 @@ fn lane_threads(k: &Kernel) -> usize {
     n.clamp(1, 8)
 }
 
-fn run_lanes(c: &Ctx, (check, double): (bool, bool), placed: &[bool]) -> Runs {
+fn run_lanes(c: &Ctx, (check, double, mark): (bool, bool, bool), placed: &[bool]) -> Runs {
     let k = c.k;
     let top = &k.blocks[k.body].stmts;
     let lanes_n = lane_count(c).min(top.len().max(1));
@@ -2702,6 +2789,7 @@ fn run_lanes(c: &Ctx, (check, double): (bool, bool), placed: &[bool]) -> Runs {
     let one_lane = || {
         let mut sim = Sim::new(c, check, placed.to_vec());
         sim.double = check && double;
+        sim.mark = check && mark;
         sim.budget = budget;
         sim.run_block(k.body, State::default());
         Runs {
@@ -2758,6 +2846,7 @@ fn run_lanes(c: &Ctx, (check, double): (bool, bool), placed: &[bool]) -> Runs {
                     .spawn_scoped(scope, move || {
                         let mut sim = Sim::new(c, check, placed.to_vec());
                         sim.double = check && double;
+                        sim.mark = check && mark;
                         sim.budget = budget;
                         let met = sim.run_lane(all, me);
                         LaneOut {
@@ -3362,7 +3451,7 @@ pub mod testing {
     /// contributed their part of the result (met the lane before them).
     pub fn lanes(k: &Kernel, t: Target) -> (usize, usize) {
         let c = Ctx::new(k, t);
-        let r = run_lanes(&c, (false, false), &vec![false; c.point_block.len()]);
+        let r = run_lanes(&c, (false, false, false), &vec![false; c.point_block.len()]);
         (r.lanes, r.used)
     }
 
@@ -3397,7 +3486,7 @@ pub mod testing {
     pub fn unordered(k: &Kernel, t: Target) -> BTreeSet<(u32, u32)> {
         let c = Ctx::new(k, t);
         let n = c.point_block.len();
-        coverage(&c, &vec![false; n], false)
+        coverage(&c, &vec![false; n], (false, false))
             .into_iter()
             .filter(|h| h.0 == NONE)
             .map(|h| (h.1, h.2))

@@ -66,3 +66,20 @@ fn inserting_into_a_large_output_adds_nothing() {
     let twice = inserted(&once, t);
     assert!(once == twice, "inserting again changed the output");
 }
+
+#[test]
+fn inserting_into_a_very_large_output_adds_nothing() {
+    // Above 120,000 statements: `gen --ops 100000 --seed 1 --target gfx1250` added 45 idle
+    // signal/wait pairs when inserted into again (the idle ones were never dropped there).
+    let t = Target::Gfx1250;
+    let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
+        ops: 100_000,
+        seed: 1,
+        target: t,
+        executable: false,
+    });
+    let once = inserted(&src, t);
+    assert!(kernel_of(&once).stmts.len() >= 120_000);
+    let twice = inserted(&once, t);
+    assert!(once == twice, "inserting again changed the output");
+}
