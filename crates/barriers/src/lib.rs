@@ -2490,16 +2490,20 @@ fn solve(c: &Ctx) -> Solution {
         return Solution { placed, hits };
     }
     if !spare.is_empty() && large {
-        if let Some(sol) = drop_idle(c, &placed, &hits, &first, &spare, t0) {
+        if let Some(mut sol) = drop_idle(c, &placed, &hits, &first, &spare, t0) {
             // Two placed barriers in a row that are both idle: the second went, the first
-            // was its "first of two". Where few are left, one more round (two more coverage
-            // runs) finds it no longer is (inserting into our own output again).
-            let left = idle(&sol.placed, &sol.hits);
-            if !left.is_empty() && left.len() <= SECOND_ROUND_MAX {
+            // was its "first of two". Where few are left, more rounds (two more coverage
+            // runs each) find it no longer is (inserting into our own output again).
+            for _ in 0..MORE_ROUNDS {
+                let left = idle(&sol.placed, &sol.hits);
+                if left.is_empty() || left.len() > SECOND_ROUND_MAX {
+                    break;
+                }
                 let mut h = coverage(c, &sol.placed, (!huge, huge));
                 let first = firsts(&mut h, &sol.placed, true);
-                if let Some(again) = drop_idle(c, &sol.placed, &h, &first, &left, t0) {
-                    return again;
+                match drop_idle(c, &sol.placed, &h, &first, &left, t0) {
+                    Some(again) => sol = again,
+                    None => break,
                 }
             }
             return sol;
@@ -2546,8 +2550,9 @@ fn firsts(hits: &mut Vec<Hit>, placed: &[bool], retry: bool) -> Vec<bool> {
     first
 }
 
-/// Idle barriers left after one round in `solve` that get a second.
-const SECOND_ROUND_MAX: usize = 16;
+/// Idle barriers left after a round in `solve` that get another, up to `MORE_ROUNDS`.
+const SECOND_ROUND_MAX: usize = 64;
+const MORE_ROUNDS: usize = 3;
 
 /// Large kernels' idle barriers (`spare`, of `placed` with coverage `hits`): too many to try
 /// one by one, those that are not the first of two barriers on some hazard's path go at once
