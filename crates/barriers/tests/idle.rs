@@ -54,32 +54,27 @@ fn inserting_into_a_large_output_adds_nothing() {
     // signal/wait pairs, each right before a pair of the first run's output. The coverage
     // run credits an access to the input's barrier once it crosses one, so the new pairs
     // were idle but "first of two" and stayed; now they go.
-    let t = Target::Gfx1250;
-    let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
-        ops: 30_000,
-        seed: 3,
-        target: t,
-        executable: false,
-    });
-    let once = inserted(&src, t);
-    assert!(kernel_of(&once).stmts.len() >= 20_000);
-    let twice = inserted(&once, t);
-    assert!(once == twice, "inserting again changed the output");
+    reinserting_adds_nothing(Target::Gfx1250, 30_000, 3, 20_000);
 }
 
 #[test]
 fn inserting_into_a_very_large_output_adds_nothing() {
     // Above 120,000 statements: `gen --ops 100000 --seed 1 --target gfx1250` added 45 idle
     // signal/wait pairs when inserted into again (the idle ones were never dropped there).
-    let t = Target::Gfx1250;
+    reinserting_adds_nothing(Target::Gfx1250, 100_000, 1, 120_000);
+}
+
+/// The barrier pass's output for `gen --ops ops --seed seed` (at least `stmts` statements)
+/// is its own output.
+fn reinserting_adds_nothing(t: Target, ops: usize, seed: u64, stmts: usize) {
     let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
-        ops: 100_000,
-        seed: 1,
+        ops,
+        seed,
         target: t,
         executable: false,
     });
     let once = inserted(&src, t);
-    assert!(kernel_of(&once).stmts.len() >= 120_000);
+    assert!(kernel_of(&once).stmts.len() >= stmts);
     let twice = inserted(&once, t);
     assert!(once == twice, "inserting again changed the output");
 }
