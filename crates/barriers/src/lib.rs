@@ -2430,8 +2430,7 @@ fn solve(c: &Ctx) -> Solution {
     // inserting into such output again added one). Dropped, the hazards no barrier orders
     // must stay the same: two such barriers in a row may each be all that orders some pair,
     // so all are tried at once, then (small kernels) one at a time. Each try is a coverage
-    // run: large kernels with many of them keep them (at 1M statements, 1,169, and all at
-    // once does not hold).
+    // run, so large kernels try the ones no "first of two" at once (`drop_idle`).
     let idle = |placed: &[bool], hits: &[Hit]| -> Vec<usize> {
         let mut used = vec![false; n];
         for &(tag, _, _) in hits {
@@ -2675,8 +2674,9 @@ fn program_order(c: &Ctx) -> (Vec<usize>, Vec<usize>) {
     (stmt_ord, point_ord)
 }
 
-/// Kernels from this size on keep their idle barriers: the longer coverage run and a second
-/// one would cost a tenth of the whole insert.
+/// Kernels from this size on do not keep accesses past a second barrier in the final coverage
+/// run (it would cost a tenth of the whole insert): they note the barrier crossed next
+/// instead (`Sim::mark`).
 const DOUBLE_MAX: usize = 120_000;
 
 /// The hazards of the placement, sorted and without repeats.
