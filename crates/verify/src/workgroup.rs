@@ -154,7 +154,7 @@ const RETRY_FACTOR: usize = 4;
 /// ... up to this limit ...
 const RETRY_LIMIT_MAX: usize = 192;
 /// ... when the previous run's states times RETRY_FACTOR stay below this.
-const RETRY_STATES: usize = 16_000_000;
+const RETRY_STATES: usize = 80_000_000;
 
 /// `verify` with at most `ctx_max` contexts per program point before paths are merged (the
 /// default is CTX_MAX). For tests: a tiny limit merges everywhere, a huge one nowhere; the
