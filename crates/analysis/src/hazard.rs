@@ -6,7 +6,7 @@
 //! index) which thread owns each address. Identical descriptors are interned, so dataflow
 //! states can be sets of small integers.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// A fast non-cryptographic hasher (FxHash) for the interning and memo tables: none of them
@@ -268,7 +268,7 @@ pub struct Accesses {
     /// `exact_ivs` of the kernel, once `bind_parity` or `bind_first_ivs` needed it.
     exact: Option<BTreeMap<ValueId, (StmtId, i64, i64, u64)>>,
     /// `exact_loops` of the kernel, once made (a walk over every statement).
-    rotating: std::sync::OnceLock<BTreeMap<StmtId, u64>>,
+    rotating: std::sync::OnceLock<LoopInfo>,
     /// The ops `bind_parity` found in parity branches, (op, loop, residue), once it ran.
     parity_ops: Option<Vec<(StmtId, StmtId, u64)>>,
     /// Every loop's induction variable is numbered after those of the loops around it (as
@@ -376,6 +376,10 @@ impl Accesses {
         // Each op with the threads that can run it: `if divergent tid < C` narrows them.
         let mut ops = Vec::new();
         ops_with_tids(k, k.body, syncopt_ir::expr::ALL_TIDS, &mut ops);
+        // An op no thread runs (`if divergent tid < 64` around an else branch of the same
+        // test) accesses nothing.
+        let limit = threads.map_or(i64::MAX, |t| i64::try_from(t).unwrap_or(i64::MAX));
+        ops.retain(|&(_, (lo, hi))| lo < hi.min(limit));
         let parts: Vec<Part> = if workers <= 1 || ops.len() < 2 * chunk {
             vec![describe(k, threads, &ops, &exact)]
         } else {
@@ -1269,7 +1273,7 @@ fn describe(
     k: &Kernel,
     threads: Option<u64>,
     ops: &[(StmtId, syncopt_ir::expr::TidRange)],
-    exact: &BTreeMap<StmtId, u64>,
+    exact: &LoopInfo,
 ) -> Part {
     let mut r = Resolver::new(k, exact);
     let mut out = Part {
@@ -2164,7 +2168,7 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
 /// (`lp`, `it`) kept in `resolvers`; `None` when they cannot be bound.
 fn bound_in<'k>(
     k: &'k Kernel,
-    exact: &'k BTreeMap<StmtId, u64>,
+    exact: &'k LoopInfo,
     resolvers: &mut BTreeMap<(StmtId, u64), Resolver<'k>>,
     (mode, ivs): (Mode, &[ValueId]),
     src: &BindSrc,
@@ -2599,11 +2603,26 @@ fn conservative(a: &Desc, b: &Desc) -> bool {
 /// two initial values are told apart only by their slot indices.
 type Rotation = (Vec<Vec<usize>>, Vec<usize>, bool);
 
+/// What `exact_loops` finds: the exact loops with their trip counts (what the map derefs to),
+/// and the loops inside no other loop (each runs at most once: its results are fixed).
+#[derive(Clone, Debug, Default)]
+struct LoopInfo {
+    trips: BTreeMap<StmtId, u64>,
+    top: BTreeSet<StmtId>,
+}
+
+impl std::ops::Deref for LoopInfo {
+    type Target = BTreeMap<StmtId, u64>;
+    fn deref(&self) -> &Self::Target {
+        &self.trips
+    }
+}
+
 /// Resolves memory values to the regions of workgroup alias classes they may denote.
 struct Resolver<'k> {
     k: &'k Kernel,
     /// Loops with iter args whose trip count binds their handles exactly (`exact_loops`).
-    exact: &'k BTreeMap<StmtId, u64>,
+    exact: &'k LoopInfo,
     class: Vec<u32>,
     memo: FxMap<ValueId, Vec<Region>>,
     busy: Vec<ValueId>,
@@ -2617,7 +2636,7 @@ struct Resolver<'k> {
 }
 
 impl<'k> Resolver<'k> {
-    fn new(k: &'k Kernel, exact: &'k BTreeMap<StmtId, u64>) -> Self {
+    fn new(k: &'k Kernel, exact: &'k LoopInfo) -> Self {
         let n = k.buffers.len();
         let mut parent: Vec<u32> = (0..n as u32).collect();
         fn find(p: &mut [u32], x: u32) -> u32 {
@@ -2833,6 +2852,23 @@ impl<'k> Resolver<'k> {
                             return self.finish(v, exact, outer_cut);
                         }
                     }
+                    StmtKind::For(f)
+                        if self.exact.top.contains(&stmt)
+                            && index < f.iter_args.len()
+                            && self.rotation(stmt, f).is_some_and(|r| !r.2) =>
+                    {
+                        // Unknown trips: the results are the initial values permuted, two
+                        // different ones never the same memory; the loop runs once, so they
+                        // are the handles of one (last) iteration for every access after it.
+                        if let Some((orbit_of, sigma_of, _)) = self.rotation(stmt, f) {
+                            for &m in &orbit_of[index] {
+                                for mut r in self.regions(f.iter_args[m].1) {
+                                    r.handle = Some((stmt, index, sigma_of[index]));
+                                    out.push(r);
+                                }
+                            }
+                        }
+                    }
                     StmtKind::For(f) => {
                         if let Some((_, init)) = f.iter_args.get(index) {
                             out.extend(self.regions(*init));
@@ -2920,6 +2956,12 @@ impl Resolver<'_> {
         let mut apart = false;
         for a in 0..n {
             for b in a + 1..n {
+                // Two different handles of one rotating loop around this one: disjoint in
+                // each of its iterations, and this loop starts (and runs) inside one.
+                if let Some(ap) = self.distinct_handles(f.iter_args[a].1, f.iter_args[b].1) {
+                    apart |= ap;
+                    continue;
+                }
                 for r1 in &inits[a] {
                     for r2 in &inits[b] {
                         // The initial values are all taken at the loop's entry: two slots of
@@ -2947,14 +2989,58 @@ impl Resolver<'_> {
             .collect();
         Some((orbits, sigma, apart))
     }
+
+    /// When `x` and `y` are two different handles of one rotating loop: whether its initial
+    /// values are told apart only by their slot indices.
+    fn distinct_handles(&mut self, x: ValueId, y: ValueId) -> Option<bool> {
+        let k = self.k;
+        match (&k.values[x].kind, &k.values[y].kind) {
+            (
+                ValueKind::IterArg {
+                    stmt: s1,
+                    index: i1,
+                },
+                ValueKind::IterArg {
+                    stmt: s2,
+                    index: i2,
+                },
+            ) if s1 == s2 && i1 != i2 => {
+                let StmtKind::For(f) = &k.stmts[*s1].kind else {
+                    return None;
+                };
+                self.rotation(*s1, f).map(|(_, _, apart)| apart)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Loops with two or more iter args whose handles are bound exactly by their trip count, with
-/// that count: a constant lower bound and a known trip count of at most 8, or of at most 64
+/// that count (and the loops inside no loop): a constant lower bound and a known trip count of at most 8, or of at most 64
 /// when the induction variable indexes nothing and decides no condition. The verifier runs
 /// exactly those loops iteration by iteration; elsewhere it joins the handles' values, and a
 /// binding it cannot see would leave races it reports.
-fn exact_loops(k: &Kernel) -> BTreeMap<StmtId, u64> {
+fn exact_loops(k: &Kernel) -> LoopInfo {
+    let mut top = BTreeSet::new();
+    let mut stack = vec![k.body];
+    while let Some(b) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            match &k.stmts[s].kind {
+                StmtKind::For(_) => {
+                    top.insert(s);
+                }
+                kind => stack.extend(kind.child_blocks()),
+            }
+        }
+    }
+    LoopInfo {
+        trips: exact_trips(k),
+        top,
+    }
+}
+
+/// The exact loops of `exact_loops`, with their trip counts.
+fn exact_trips(k: &Kernel) -> BTreeMap<StmtId, u64> {
     let mut out = BTreeMap::new();
     let cands: Vec<(StmtId, ValueId, u64)> = k
         .stmts

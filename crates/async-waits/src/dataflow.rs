@@ -81,16 +81,21 @@ pub struct Reach {
     /// Some path stays in the iteration of the issue.
     pub same: bool,
     pub carried: Carried,
+    /// Some path crosses the back edge of a loop around none of the copies: without it, a
+    /// point inside loops the copies are outside of is in their first iterations.
+    pub later: bool,
 }
 
 impl Reach {
     const NONE: Reach = Reach {
         same: false,
         carried: Carried::No,
+        later: false,
     };
     const FRESH: Reach = Reach {
         same: true,
         carried: Carried::No,
+        later: false,
     };
     fn join(self, o: Reach) -> Reach {
         let carried = match (self.carried, o.carried) {
@@ -106,6 +111,7 @@ impl Reach {
         Reach {
             same: self.same || o.same,
             carried,
+            later: self.later || o.later,
         }
     }
     /// Across loop `lp`'s back edge (or its exit), which lies around some copy of the entry;
@@ -127,11 +133,13 @@ impl Reach {
         let out = Reach {
             same: false,
             carried,
+            later: self.later,
         };
         if self.same {
             out.join(Reach {
                 same: false,
                 carried: moved,
+                later: self.later,
             })
         } else {
             out
@@ -1357,14 +1365,17 @@ impl<'a> Analysis<'a> {
 
     /// `r` across loop `lp`'s back edge (or exit): unchanged when `lp` lies around none of
     /// the copies `srcs` (their loops stay in their iterations).
-    fn cross_reach(&self, r: Reach, srcs: &Srcs, lp: StmtId, exit: bool) -> Reach {
-        if !r.same && matches!(r.carried, Carried::No | Carried::Many) {
-            return r;
-        }
+    fn cross_reach(&self, mut r: Reach, srcs: &Srcs, lp: StmtId, exit: bool) -> Reach {
         let inside = |x: StmtId, l: StmtId| {
             let p = self.pre[x.index()];
             self.pre[l.index()] < p && p < self.post[l.index()]
         };
+        if !exit && !r.later && srcs.iter().any(|&c| !inside(c, lp)) {
+            r.later = true;
+        }
+        if !r.same && matches!(r.carried, Carried::No | Carried::Many) {
+            return r;
+        }
         if !srcs.iter().any(|&c| inside(c, lp)) {
             return r;
         }

@@ -668,8 +668,24 @@ fn cross_thread(
         let p = pre[x.index()];
         pre[l.index()] < p && p < post[l.index()]
     };
-    let conflict = |acc: &Accesses, copy: StmtId, consumer: StmtId, reach: Reach| {
+    // The loops around the consumer that the copy lies outside of, when no path crossed
+    // their back edges (`Reach::later`): the consumer runs in their first iterations, and is
+    // compared in its form there (each loop's alone: each form holds the consumer's words).
+    let mut firsts: Option<Vec<Option<StmtId>>> = None;
+    let conflict = |acc: &Accesses,
+                    firsts: Option<&[Option<StmtId>]>,
+                    copy: StmtId,
+                    consumer: StmtId,
+                    reach: Reach| {
         let ids = |s: StmtId| acc.by_stmt.get(s.index()).unwrap_or(&[]);
+        let mut entered: Vec<StmtId> = Vec::new();
+        if let (Some(up), false) = (firsts, reach.later) {
+            let mut l = up[consumer.index()];
+            while let Some(x) = l.filter(|&x| !inside(copy, x)) {
+                entered.push(x);
+                l = up[x.index()];
+            }
+        }
         ids(copy).iter().any(|&a| {
             let a = &acc.accesses[a as usize];
             if a.mode == Mode::Read {
@@ -711,16 +727,22 @@ fn cross_thread(
             };
             let dists = reach.same.then_some((a.desc, 0)).into_iter().chain(carried);
             dists.into_iter().any(|(x, d)| {
-                ids(consumer)
-                    .iter()
-                    .any(|&b| acc.conflict_across_waves(x, d, acc.accesses[b as usize].desc, wave))
+                ids(consumer).iter().any(|&b| {
+                    let b = acc.accesses[b as usize].desc;
+                    if entered.is_empty() {
+                        return acc.conflict_across_waves(x, d, b, wave);
+                    }
+                    entered
+                        .iter()
+                        .all(|&l| acc.conflict_across_waves(x, d, acc.first_bound(b, l), wave))
+                })
             })
         })
     };
     // The descriptors as collected first (no iteration forms): most pairs are apart already.
     let mut found: Vec<(StmtId, StmtId, Reach, bool)> = pairs
         .iter()
-        .filter(|&&(copy, consumer, reach, _)| conflict(&acc, copy, consumer, reach))
+        .filter(|&&(copy, consumer, reach, _)| conflict(&acc, None, copy, consumer, reach))
         .copied()
         .collect();
     if !found.is_empty() {
@@ -733,7 +755,8 @@ fn cross_thread(
         // pass both. (Async producers keep their descriptors: the distances stay.)
         acc.bind_parity(k);
         acc.bind_first_ivs(k);
-        found.retain(|&(copy, consumer, reach, _)| conflict(&acc, copy, consumer, reach));
+        let up = firsts.get_or_insert_with(|| loop_parents(k));
+        found.retain(|&(copy, consumer, reach, _)| conflict(&acc, Some(up), copy, consumer, reach));
     }
     let at = |s: StmtId| order.get(s.index()).copied().unwrap_or(usize::MAX);
     let mut out: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
@@ -755,6 +778,25 @@ fn cross_thread(
         }
     }
     out
+}
+
+/// Per statement: the innermost loop around it.
+fn loop_parents(k: &Kernel) -> Vec<Option<StmtId>> {
+    let mut up = vec![None; k.stmts.len()];
+    let mut stack: Vec<(syncopt_ir::BlockId, Option<StmtId>)> = vec![(k.body, None)];
+    while let Some((b, l)) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            up[s.index()] = l;
+            let inner = match &k.stmts[s].kind {
+                StmtKind::For(_) => Some(s),
+                _ => l,
+            };
+            for c in k.stmts[s].kind.child_blocks() {
+                stack.push((c, inner));
+            }
+        }
+    }
+    up
 }
 
 /// The waits a set of demands asks for: per site and counter, the smallest demand, capped at

@@ -23,13 +23,11 @@
 //! constant lower bound take that bound (`Accesses::bind_first_ivs`). Inside a uniform `if`
 //! on a loop's induction variable modulo a constant, handles that hold one initial value in
 //! every iteration the branch runs in are bound to it (`Accesses::bind_parity`). An async
-//! producer into one known region (no handle, no `if` result) meets both bindings too:
-//! async-waits pins a loop's induction variable in its first iteration and frames the
-//! handles in such a branch the same way. Other async producers, and the handle bindings of a
-//! loop's first iteration, are compared unbound: async-waits takes a copy through a handle
-//! or an `if` result as anywhere in its root buffers, and sees a copy from before a loop
-//! through a handle only when it lies in one handle's initial value; it would warn where the
-//! bound comparison placed no barrier. Loops the verifier unrolls (constant start, 1 to 8
+//! producer meets a loop's first iteration, and leaves the loop, bound like any access
+//! (async-waits, whose check on its own looks for a barrier between a copy and its readers
+//! in other waves, binds a copy's readers in the first iterations of the loops entered
+//! after it too, `Reach::later`); it enters parity branches and crosses the back edge of a
+//! two-trip loop unbound (`Ctx::async_desc`). Loops the verifier unrolls (constant start, 1 to 8
 //! trips) are compared iteration by iteration (`Accesses::conflict` over the iteration
 //! forms), async producers too: async-waits checks a copy against its consumers with the
 //! same forms at the iteration distance of the barrier-free paths; an async producer that
@@ -43,8 +41,10 @@
 //! known distance. Entering a branch of `if uniform %i mod m == r` (the innermost loop with
 //! handles), what the current iteration made through the handles takes that residue's
 //! values, and what a path in another residue left pending does not enter the branch
-//! (`Sim::enter_branch`). Barriers the final coverage run attributes no hazard to are
-//! dropped when that leaves the unordered hazards as they were (`solve`).
+//! (`Sim::enter_branch`). The coverage run takes the state leaving a loop of at most 8
+//! trips with an `if` on its induction variable from its last iteration run once more with
+//! the variable known (`Ctx::last_iv`). Barriers the final coverage run attributes no hazard
+//! to are dropped when that leaves the unordered hazards as they were (`solve`).
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
@@ -125,6 +125,10 @@ struct Key {
     /// when the path entered one, see `Sim::enter_branch`); `NO_RES` when not known and the
     /// access was made in the current iteration, `OLD_RES` when it may be older.
     res: u8,
+    /// Made by an async copy. The async rules (`Ctx::async_desc`, `Sim::enter_branch`) are
+    /// about such producers only: an ordinary access through the same descriptor (a
+    /// `ds_write` to the handle a `gather_to_lds` fills) binds like any other (seed 148).
+    asy: bool,
 }
 
 /// `Key::res`: residue not known, the access made in the current iteration of the innermost
@@ -281,6 +285,7 @@ impl State {
                 | ((k.tag as u64) << 40)
                 | ((k.first as u64) << 7)
                 | ((k.back as u64) << 6)
+                | ((k.asy as u64) << 31)
                 | ((k.res as u64) << 32);
             if with_access {
                 x ^= (a as u64)
@@ -320,7 +325,7 @@ impl State {
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
         let bind = |k: &Key| -> Option<u32> {
             let (lp, no_bind) = first?;
-            if k.first || k.carried != 0 || no_bind[k.desc as usize] {
+            if k.first || k.carried != 0 || (k.asy && no_bind[k.desc as usize]) {
                 return None;
             }
             let d = &acc.descs[k.desc as usize];
@@ -406,13 +411,10 @@ impl State {
     /// Out of loop `lp` after its last iteration: the accesses of that iteration through the
     /// loop's handles are bound to the values the handles had in it (known trip count); no
     /// access is older than an entry any more.
-    fn leave_loop(&mut self, acc: &Accesses, no_bind: &[bool], lp: Option<StmtId>) {
-        let bind = |k: &Key| {
-            if let (0, Some(lp), false) = (k.carried, lp, no_bind[k.desc as usize]) {
-                acc.last_bound(k.desc, lp)
-            } else {
-                None
-            }
+    fn leave_loop(&mut self, acc: &Accesses, lp: Option<StmtId>) {
+        let bind = |k: &Key| match (k.carried, lp) {
+            (0, Some(lp)) => acc.last_bound(k.desc, lp),
+            _ => None,
         };
         if !self
             .m
@@ -478,6 +480,9 @@ struct Ctx<'k> {
     /// Per loop: its trip count when the simulation runs it iteration by iteration (see
     /// `unroll_trips`), else 0.
     unroll: Vec<u8>,
+    /// Per loop: the value of its induction variable in its last iteration, when the coverage
+    /// run runs that iteration once more on its own (`unroll_trips`).
+    last_iv: Vec<Option<i64>>,
     /// Per descriptor: its alias classes (bit `root % 64`) and whether it writes.
     dmask: Vec<(u64, bool)>,
     /// Per loop/if: no loop or if inside it (its run does not depend on the what-if budget).
@@ -491,24 +496,17 @@ struct Ctx<'k> {
     kept: Option<Accesses>,
     /// Per statement: a loop whose handles have bound forms (`Accesses::binds`).
     loop_binds: Vec<bool>,
-    /// Per descriptor: some async copy writes through it. Such a producer pending since
-    /// before a loop meets the loop's first iteration only through the induction-variable
-    /// bindings (`first_ivs`), never through bound handles: async-waits, which must see a
-    /// barrier between an async copy and its readers in other waves, pins the induction
-    /// variable there but compares a copy with every value the handles take unless it lies
-    /// in one handle's initial value, and would warn where the bound comparison placed no
-    /// barrier.
+    /// Per descriptor: some async copy writes through it. Such a producer crossing the back
+    /// edge of a loop of two trips is not bound to the first iteration's handles
+    /// (`State::join_carried`), nor does it enter a parity branch bound (`Sim::enter_branch`):
+    /// async-waits, run on its own after this pass, checks that a barrier lies between a copy
+    /// and its readers in other waves comparing the copy with every value the handles take,
+    /// and would warn where the bound comparison placed none. (Pending since before a loop,
+    /// or leaving one, a copy is bound like any access: async-waits knows the first
+    /// iteration and the loop's exit too.)
     async_desc: Vec<bool>,
-    /// Per descriptor: an async copy writes through it, and it is not one known region (a
-    /// handle, an `if` result, a dropped slot). Such a producer meets the unbound forms
-    /// (`unbound_of`, no first-iteration binding): async-waits compares it by root buffers.
-    async_loose: Vec<bool>,
-    /// Per descriptor: the one it stands for before `Accesses::bind_parity` bound its loop
-    /// handles by a parity condition (itself for the others).
-    unbound_of: Vec<u32>,
-    /// (descriptor, loop) pairs whose first-iteration form binds the loop's induction
-    /// variable (`Accesses::bind_first_ivs`), sorted.
-    first_ivs: Vec<(u32, StmtId)>,
+    /// Per access: made by an async copy (`Key::asy`).
+    asy: Vec<bool>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
     wave: u64,
     /// Threads of the workgroup (waves x wave size): a fencing named barrier over this many
@@ -632,8 +630,11 @@ impl<'k> Ctx<'k> {
         // Handles bound by parity conditions, and slot views indexed by a loop's induction
         // variable in the loop's first iteration: one thread's work, so the layout tables are
         // built meanwhile (during the collection they took a core from its workers).
-        let bind = |acc: &mut Accesses| (acc.bind_parity(k), acc.bind_first_ivs(k));
-        let ((rebound, first_ivs), (base, point_block, weight, flat, dead, span)) = if two {
+        let bind = |acc: &mut Accesses| {
+            acc.bind_parity(k);
+            acc.bind_first_ivs(k);
+        };
+        let ((), (base, point_block, weight, flat, dead, span)) = if two {
             std::thread::scope(|sc| {
                 // No thread to be had: the tables are built here afterwards.
                 let h = std::thread::Builder::new().spawn_scoped(sc, layout).ok();
@@ -666,10 +667,6 @@ impl<'k> Ctx<'k> {
                 .map(|&(lp, q)| (lp, q as u64))
                 .collect::<Vec<_>>(),
         );
-        let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
-        for (new, old) in rebound {
-            unbound_of[new as usize] = old;
-        }
         let dmask = acc
             .descs
             .iter()
@@ -684,6 +681,7 @@ impl<'k> Ctx<'k> {
         let mut allowed = vec![false; k.blocks.len()];
         let mut stage_loop = vec![false; k.stmts.len()];
         let mut summary = vec![Vec::new(); k.stmts.len()];
+        let (unroll, last_iv) = unroll_trips(k);
         let mut c = Ctx {
             k,
             acc,
@@ -694,16 +692,15 @@ impl<'k> Ctx<'k> {
             stage_loop: Vec::new(),
             summary: Vec::new(),
             dead,
-            unroll: unroll_trips(k),
+            unroll,
+            last_iv,
             dmask,
             flat,
             inner_loop: Vec::new(),
             kept,
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
-            async_loose: Vec::new(),
-            unbound_of,
-            first_ivs,
+            asy: Vec::new(),
             op_res: Vec::new(),
             if_res: Vec::new(),
             res_loops,
@@ -807,23 +804,17 @@ impl<'k> Ctx<'k> {
             c.if_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops);
         }
         let mut async_desc = vec![false; c.acc.descs.len()];
-        let mut async_loose = vec![false; c.acc.descs.len()];
-        for a in &c.acc.accesses {
+        let mut asy = vec![false; c.acc.accesses.len()];
+        for (i, a) in c.acc.accesses.iter().enumerate() {
             if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
                 if op.asynchronous.is_some() {
-                    let d = &c.acc.descs[a.desc as usize];
+                    asy[i] = true;
                     async_desc[a.desc as usize] = true;
-                    async_loose[a.desc as usize] = match d.regions.as_slice() {
-                        [r] => {
-                            d.bind.is_some() || r.handle.is_some() || r.hull || r.kept || r.apart
-                        }
-                        _ => true,
-                    };
                 }
             }
         }
         c.async_desc = async_desc;
-        c.async_loose = async_loose;
+        c.asy = asy;
         c.summary = summary;
         c
     }
@@ -912,27 +903,13 @@ impl<'k> Ctx<'k> {
     }
 
     /// `conflict` for a pending key and an access of block `b`: a key older than the entry of
-    /// the innermost loop around `b` meets that loop's first iteration (an async producer
-    /// only through its induction variable, see `async_desc`; some with no binding at all,
-    /// see `async_loose`).
+    /// the innermost loop around `b` meets that loop's first iteration.
     #[inline]
     fn conflict_key(&self, k: &Key, b: BlockId, d: u32) -> bool {
-        if self.async_loose[k.desc as usize] {
-            return self.conflict(k.desc, k.carried, self.unbound_of[d as usize]);
-        }
         let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
-                lp => {
-                    let lp = StmtId::new(lp as usize);
-                    if self.async_desc[k.desc as usize]
-                        && self.first_ivs.binary_search(&(d, lp)).is_err()
-                    {
-                        d
-                    } else {
-                        self.acc.first_bound(d, lp)
-                    }
-                }
+                lp => self.acc.first_bound(d, StmtId::new(lp as usize)),
             }
         } else if k.back {
             // The loop's second iteration: the last one when the trip count is 2.
@@ -1043,6 +1020,7 @@ fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
         mix(((k.desc as u64) << 32)
             | ((k.carried as u64) << 8)
             | ((k.res as u64) << 16)
+            | ((k.asy as u64) << 2)
             | ((k.back as u64) << 1)
             | k.first as u64);
         mix(((k.tag as u64) << 32) | a as u64);
@@ -1653,6 +1631,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     tag: NONE,
                     first: false,
                     back: false,
+                    asy: c.asy[a as usize],
                 },
                 stamp,
                 a,
@@ -1667,15 +1646,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             return true;
         }
         st.m.keys().any(|k| {
-            sum.iter().any(|&a| {
-                let d = self.c.desc(a);
-                let d = if self.c.async_loose[k.desc as usize] {
-                    self.c.unbound_of[d as usize]
-                } else {
-                    d
-                };
-                self.c.conflict(k.desc, k.carried, d)
-            })
+            sum.iter()
+                .any(|&a| self.c.conflict(k.desc, k.carried, self.c.desc(a)))
         })
     }
 
@@ -1923,10 +1895,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         // A loop without bound handles leaves the marks of the loop around it as they are
         // (it neither set nor needs them; that loop is still in its first iteration).
         if c.binds_loop(f) {
-            // An async producer into one known region takes its last-iteration form as
-            // async-waits does (`Carried::Exit`); one through a handle or `if` result stays
-            // unbound.
-            exit.leave_loop(&c.acc, &c.async_loose, c.k.blocks[f.body].parent);
+            exit.leave_loop(&c.acc, c.k.blocks[f.body].parent);
         }
         exit.carry(&c.acc, f.iv, true);
         exit
@@ -2003,12 +1972,26 @@ impl<'c, 'k> Sim<'c, 'k> {
         if let Some((t, _)) = prev {
             self.traces.push(t);
         }
+        let out = match self.c.k.blocks[f.body].parent {
+            Some(lp) if self.check => match self.c.last_iv[lp.index()] {
+                // The last iteration once more, from the fixpoint's input (which holds its
+                // input), with its `if`s on the variable decided.
+                Some(v) => {
+                    self.fixed.push((f.iv, v));
+                    let last = self.run_block(f.body, inp.clone());
+                    self.fixed.pop();
+                    last
+                }
+                None => out,
+            },
+            _ => out,
+        };
         let mut exit = self.leave(f, out);
         if t.min == 0 {
             let mut e = entry;
             if self.c.binds_loop(f) {
                 // The entry state, not an iteration's: nothing to bind.
-                e.leave_loop(acc, &self.c.async_desc, None);
+                e.leave_loop(acc, None);
             }
             exit.join(&e);
         }
@@ -2072,13 +2055,7 @@ impl<'c, 'k> Sim<'c, 'k> {
     /// Accesses whose path put the iteration in another residue do not enter the branch.
     fn enter_branch(&self, st: &mut State, lp: u32, r: u8) {
         let c = self.c;
-        let fits = |k: &Key| {
-            k.res == NO_RES
-                && k.carried == 0
-                && !k.first
-                && !k.back
-                && !c.async_desc[k.desc as usize]
-        };
+        let fits = |k: &Key| k.res == NO_RES && k.carried == 0 && !k.first && !k.back && !k.asy;
         // A key whose path put the iteration in another residue never takes this branch.
         let other = |k: &Key| k.res < OLD_RES && k.res != r;
         if r == NO_RES || !st.m.keys().any(|k| fits(k) || other(k)) {
@@ -2243,22 +2220,31 @@ fn inner_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
 
 /// Loops the simulation runs iteration by iteration.
 const UNROLL_MAX: u64 = 4;
+/// Loops with an `if` on their induction variable that the verifier runs iteration by
+/// iteration (longer ones join the iterations' states: the last one's branches are not known
+/// there, and an output relying on them would not verify).
+const VERIFY_UNROLL: u64 = 8;
 
 /// Per loop: its trip count when it has a constant start and a known trip count of at most
 /// `UNROLL_MAX`, and a uniform `if` on its induction variable alone somewhere in its body
 /// (which a fixpoint runs both ways in every iteration: `if %i mod 2 == 0` in a two-trip loop
-/// runs its then-branch in the first iteration only); else 0.
-fn unroll_trips(k: &Kernel) -> Vec<u8> {
+/// runs its then-branch in the first iteration only); else 0. And per longer such loop, the
+/// induction variable's value in the last iteration: the state leaving the loop is the one
+/// that iteration leaves, whose `if`s on the variable are decided (`if %i < 2 { .. }` in 8
+/// trips leaves nothing of its branch pending past the loop when the body starts with a
+/// barrier), up to `VERIFY_UNROLL` trips.
+fn unroll_trips(k: &Kernel) -> (Vec<u8>, Vec<Option<i64>>) {
     let mut out = vec![0u8; k.stmts.len()];
+    let mut last = vec![None; k.stmts.len()];
     for (s, d) in k.stmts.iter() {
         let StmtKind::For(f) = &d.kind else {
             continue;
         };
         let t = f.trips();
-        let (syncopt_ir::Bound::Const(_), Some(n)) = (f.lo, t.max) else {
+        let (syncopt_ir::Bound::Const(lo), Some(n)) = (f.lo, t.max) else {
             continue;
         };
-        if t.min != n || n == 0 || n > UNROLL_MAX {
+        if t.min != n || n == 0 {
             continue;
         }
         let mut stack = vec![f.body];
@@ -2282,11 +2268,19 @@ fn unroll_trips(k: &Kernel) -> Vec<u8> {
                 }
             }
         }
-        if found {
+        if !found {
+            continue;
+        }
+        if n <= UNROLL_MAX {
             out[s.index()] = n as u8;
+        } else if n <= VERIFY_UNROLL {
+            last[s.index()] = f
+                .step
+                .checked_mul(n as i64 - 1)
+                .and_then(|d| lo.checked_add(d));
         }
     }
-    out
+    (out, last)
 }
 
 /// Whether the condition of `d` is always false / always true: it depends on one induction

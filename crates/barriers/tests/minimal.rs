@@ -1347,3 +1347,184 @@ kernel @slot_handle(%n = 1) waves 4 {
     let text = inserted(handle, Target::Sm90);
     assert!(!text.contains("barrier"), "{text}");
 }
+
+/// How many `barrier` lines a printed kernel has.
+fn barrier_lines(text: &str) -> usize {
+    text.lines().filter(|l| l.trim() == "barrier").count()
+}
+
+/// `gen --ops 20 --seed 148 --target gfx950`, reduced: an async copy and a plain write
+/// through the same handle share a descriptor. The async rules (a copy's handles compared
+/// unbound at a loop's exit) are about the copy alone: the plain write of the last iteration
+/// is bound to `%A0`, which `lds_copy` does not read (it used to get a barrier after the loop).
+const ASYNC_AND_PLAIN_THROUGH_ONE_HANDLE: &str = r#"target gfx950
+kernel @k(%n = 1, %c = 1) waves 16 {
+  %A0 = buffer workgroup 6144
+  %A1 = buffer workgroup 2048
+  %A2 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v0 = view %A2[3072:6144]
+  for %i2 = 0 to 16 iter(%h3 = %A0, %h4 = %A2) {
+    op "gather_to_lds" async write %h4, read %G
+    op "ds_write" write %h4
+    yield %h4, %h3
+  }
+  op "lds_copy" write %A1, read %v0[2304:3072]
+}
+"#;
+
+#[test]
+fn async_copy_and_plain_write_through_one_handle() {
+    assert_minimal(ASYNC_AND_PLAIN_THROUGH_ONE_HANDLE, Target::Gfx950, 1);
+    let out = inserted(ASYNC_AND_PLAIN_THROUGH_ONE_HANDLE, Target::Gfx950);
+    assert_eq!(barrier_lines(&out), 1, "{out}");
+    assert!(out.contains("  }\n  op \"lds_copy\""), "{out}");
+}
+
+/// `gen --ops 20 --seed 31 --target gfx950`, reduced: an inner loop whose handles start as
+/// two different handles of the rotating loop around it rotates too (its initial values are
+/// apart in every outer iteration): `%h6` and `%h7` never meet in one iteration, so the copy
+/// through `%h7` needs no barrier before the read through `%h6` (it got one).
+const INNER_LOOP_OF_OUTER_HANDLES: &str = r#"target gfx950
+kernel @k(%n = 0, %c = 1) {
+  %A1 = buffer workgroup 6144
+  %A4 = buffer workgroup 3072
+  %G = buffer global 1048576
+  %r3, %r4 = for %i0 = 0 to 16 step 4 iter(%h1 = %A1, %h2 = %A4) {
+    for %i5 = 0 to 16 iter(%h6 = %h1, %h7 = %h2) {
+      op "gather_to_lds" async write %h7, read %G
+      op "ds_read" read %h6
+      yield %h7, %h6
+    }
+    yield %h2, %h1
+  }
+}
+"#;
+
+#[test]
+fn inner_loop_of_outer_handles_rotates() {
+    assert_minimal(INNER_LOOP_OF_OUTER_HANDLES, Target::Gfx950, 1);
+    let out = inserted(INNER_LOOP_OF_OUTER_HANDLES, Target::Gfx950);
+    assert_eq!(barrier_lines(&out), 1, "{out}");
+    // The same handle twice is no rotation: the copy and the read meet in one iteration.
+    let same = INNER_LOOP_OF_OUTER_HANDLES.replace("%h7 = %h2", "%h7 = %h1");
+    let out = inserted(&same, Target::Gfx950);
+    assert_eq!(barrier_lines(&out), 2, "{out}");
+    let k = kernel_of(&same);
+    let mut ours = k.clone();
+    let opts = InsertOptions::default();
+    syncopt_barriers::run(&mut ours, Target::Gfx950, &opts);
+    assert!(syncopt_verify::verify(&finish(&ours, Target::Gfx950, &opts), Target::Gfx950).is_ok());
+}
+
+/// `gen --ops 100 --seed 42 / 44 --target gfx950`, reduced: the results of a rotating loop
+/// with an unknown trip count are its initial values permuted, never two the same buffer; the
+/// loop runs once (inside no loop), so a read of one and a write of the other need no barrier.
+const RESULTS_OF_UNKNOWN_TRIPS: &str = r#"target gfx950
+kernel @k(%n = 16, %c = 1) waves 2 {
+  %A1 = buffer workgroup 8192
+  %A2 = buffer workgroup 4096
+  %r10, %r11 = for %i7 = 0 to %n iter(%h8 = %A2, %h9 = %A1) {
+    yield %h9, %h8
+  }
+  op "ds_write" write %r10
+  op "ds_read_b128" read %r11
+}
+"#;
+
+#[test]
+fn results_of_unknown_trips_are_apart() {
+    assert_minimal(RESULTS_OF_UNKNOWN_TRIPS, Target::Gfx950, 0);
+    let out = inserted(RESULTS_OF_UNKNOWN_TRIPS, Target::Gfx950);
+    assert_eq!(barrier_lines(&out), 0, "{out}");
+    // One result twice: a barrier.
+    let same = RESULTS_OF_UNKNOWN_TRIPS.replace("read %r11", "read %r10");
+    assert_minimal(&same, Target::Gfx950, 1);
+    // Inside a loop whose handles are its initial values, the results change from one outer
+    // iteration to the next (`%r` then is the last one's `%s`): the barrier before `ld` stays.
+    let nested = r#"target gfx950
+kernel @k(%n = 16) waves 2 {
+  %A = buffer workgroup 512
+  %B = buffer workgroup 512
+  for %j = 0 to %n iter(%o1 = %A, %o2 = %B) {
+    %r, %s = for %i = 0 to %n iter(%h1 = %o1, %h2 = %o2) {
+      yield %h2, %h1
+    }
+    op "ld" read %r
+    op "st" write %s
+    yield %o2, %o1
+  }
+}
+"#;
+    let k = kernel_of(nested);
+    let mut ours = k.clone();
+    let opts = InsertOptions::default();
+    syncopt_barriers::run(&mut ours, Target::Gfx950, &opts);
+    let text = syncopt_ir::print_kernel(&ours);
+    assert!(text.contains("barrier\n    op \"ld\""), "{text}");
+    assert!(syncopt_verify::verify(&finish(&ours, Target::Gfx950, &opts), Target::Gfx950).is_ok());
+}
+
+/// `gen --ops 100 --seed 36 --target gfx950`, reduced: `ds_read` sits in the else branch of
+/// `tid < 64` inside the then branch of `tid < 64`: no thread runs it, and the copy needs no
+/// barrier before it (it got one; the one before the next iteration's copy stays).
+const NO_THREAD_RUNS_IT: &str = r#"target gfx950
+kernel @k(%n = 3, %c = 1) waves 2 {
+  %A0 = buffer workgroup 4096
+  %G = buffer global 1048576
+  for %i8 = 0 to %n {
+    op "gather_to_lds" async write %A0[2048:3072], read %G[tid + 3]
+    if divergent tid < 64 {
+      for %i9 = 0 to 16 {
+        if divergent tid < 64 {
+        } else {
+          op "ds_read" read %A0
+        }
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn ops_no_thread_runs_access_nothing() {
+    assert_minimal(NO_THREAD_RUNS_IT, Target::Gfx950, 1);
+    let out = inserted(NO_THREAD_RUNS_IT, Target::Gfx950);
+    assert_eq!(barrier_lines(&out), 1, "{out}");
+    // `tid < 65`: thread 64 runs the read (a second barrier).
+    let one = NO_THREAD_RUNS_IT.replacen("divergent tid < 64", "divergent tid < 65", 1);
+    assert_minimal(&one, Target::Gfx950, 2);
+}
+
+/// A loop of at most 8 trips (the verifier runs those iteration by iteration) whose `if` on
+/// its induction variable skips its last iteration: nothing of the branch is pending after the
+/// loop, where `last` reads what `wr` wrote. With 16 trips the verifier joins the iterations'
+/// states, and the barrier after the loop stays.
+const LAST_ITERATION_SKIPS_THE_BRANCH: &str = r#"target gfx950
+kernel @k(%n = 1) waves 2 {
+  %A = buffer workgroup 512
+  op "init" write %A[tid]
+  for %i = 0 to 8 {
+    op "ld" read %A[-tid + 127]
+    if uniform %i < 2 {
+      op "wr" write %A[tid]
+    }
+  }
+  op "last" read %A
+}
+"#;
+
+#[test]
+fn last_iteration_decides_its_branches() {
+    assert_minimal(LAST_ITERATION_SKIPS_THE_BRANCH, Target::Gfx950, 2);
+    let out = inserted(LAST_ITERATION_SKIPS_THE_BRANCH, Target::Gfx950);
+    assert_eq!(barrier_lines(&out), 2, "{out}");
+    assert!(out.contains("  }\n  op \"last\""), "{out}");
+    let long = LAST_ITERATION_SKIPS_THE_BRANCH.replace("0 to 8", "0 to 16");
+    let out = inserted(&long, Target::Gfx950);
+    assert_eq!(barrier_lines(&out), 3, "{out}");
+    assert_minimal(&long, Target::Gfx950, 3);
+    // The last iteration takes the branch: the barrier after the loop is needed.
+    let taken = LAST_ITERATION_SKIPS_THE_BRANCH.replace("%i < 2", "%i > 5");
+    assert_minimal(&taken, Target::Gfx950, 3);
+}
