@@ -1513,8 +1513,16 @@ fn make_desc(
                 in_slot = w0 >= 0 && !huge;
                 let bases: Vec<Option<u64>> = lane.as_ref().map_or(Vec::new(), |l| l.bases.clone());
                 for (i, r) in regions.iter_mut().enumerate() {
-                    // The verifier does not bound the words of an aliasing buffer by thread.
-                    r.local = None;
+                    // Through an aliasing buffer: the words' bytes from the view's start, in or
+                    // past the view (set after the narrowing below, which stops at its end).
+                    let local = r.local.take().and_then(|(buf, a, _)| {
+                        let lo = i128::from(a) + 4 * w0;
+                        let hi = i128::from(a) + 4 * w1 + 4;
+                        match (u64::try_from(lo), u64::try_from(hi)) {
+                            (Ok(lo), Ok(hi)) if !huge => Some((buf, lo, hi)),
+                            _ => None,
+                        }
+                    });
                     if huge {
                         r.range = None;
                     } else if w1 >= 0 {
@@ -1539,6 +1547,7 @@ fn make_desc(
                     if in_slot {
                         narrow(r, 4 * w0 as u64, 4 * w1 as u64 + 4);
                     }
+                    r.local = local;
                 }
             }
             // Words not known to stay in a slot may reach the slots around it (a view is a

@@ -1528,3 +1528,44 @@ fn last_iteration_decides_its_branches() {
     let taken = LAST_ITERATION_SKIPS_THE_BRANCH.replace("%i < 2", "%i > 5");
     assert_minimal(&taken, Target::Gfx950, 3);
 }
+
+/// `gen --ops 100 --seed 100 --target gfx950`, reduced: per-thread words of a view of an
+/// aliasing buffer touch the bytes the words name from the view's start (past its end too),
+/// apart from other bytes of the buffer; so do the words of the whole buffer. Words that reach
+/// the other access keep the barrier (the verifier took words through an aliasing buffer as
+/// the view's bytes alone, and called it removable).
+#[test]
+fn words_in_a_view_of_an_aliasing_buffer() {
+    let src = r#"target gfx950
+kernel @k(%n = 0) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 3072 aliases %A0
+  %v10 = view %A1[1536:3072]
+  op "ds_write" write %v10[tid]
+  op "ds_read_b128" read %A1[0:768]
+}
+"#;
+    for words in ["tid", "tid + 200", "-tid + 200"] {
+        let k = src.replace("%v10[tid]", &format!("%v10[{words}]"));
+        assert_minimal(&k, Target::Gfx950, 0);
+        assert_eq!(barrier_lines(&inserted(&k, Target::Gfx950)), 0, "{words}");
+    }
+    // Words 400..655 of a view at byte 0 reach `[2048:3072]`.
+    let reach = src
+        .replace("%A1[1536:3072]", "%A1[0:1024]")
+        .replace("%v10[tid]", "%v10[tid + 400]")
+        .replace("%A1[0:768]", "%A1[2048:3072]");
+    assert_minimal(&reach, Target::Gfx950, 1);
+    let whole = r#"target gfx1250
+kernel @k(%n = 16) waves 8 {
+  %A0 = buffer workgroup 3072
+  %A2 = buffer workgroup 8192 aliases %A0
+  op "lds_add" atomic %A2[6144:8192]
+  op "ds_read" read %A2[tid * 4 + 3]
+}
+"#;
+    // 256 threads: bytes 12..4096.
+    assert_minimal(whole, Target::Gfx1250, 0);
+    // 512 threads: bytes 12..8192.
+    assert_minimal(&whole.replace("waves 8", "waves 16"), Target::Gfx1250, 1);
+}

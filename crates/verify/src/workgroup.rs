@@ -1087,7 +1087,10 @@ impl<'k> Checker<'k> {
                 }
             }
             Selector::Index(x) => {
-                if r.fuzzy || !r.lo.is_multiple_of(4) {
+                // Through an `aliases` buffer the bytes are its own (`Region::anchor`): the
+                // words are counted from its start the same way, and stay fuzzy (no ownership).
+                let anchored = r.fuzzy && r.anchor != NO_ANCHOR;
+                if (r.fuzzy && !anchored) || !r.lo.is_multiple_of(4) {
                     return (r, None);
                 }
                 let mut idx = Idx {
@@ -1165,6 +1168,16 @@ impl<'k> Checker<'k> {
                 } else {
                     r
                 };
+                if anchored {
+                    return (
+                        Region {
+                            fuzzy: true,
+                            anchor: r.anchor,
+                            ..region
+                        },
+                        None,
+                    );
+                }
                 (region, Some(idx))
             }
         }

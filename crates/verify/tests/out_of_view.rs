@@ -46,3 +46,21 @@ fn unbounded_index_is_the_whole_buffer() {
     let p = support::problems_on(src, Target::Gfx950);
     assert!(p.iter().any(|m| m.contains("race (RAW)")), "{p:?}");
 }
+
+/// Through an `aliases` buffer: words past the end of a view reach the buffer's bytes after
+/// it (they were taken as the view's bytes alone, and this race was missed). 256 threads,
+/// words 400..655 of a view at byte 0: bytes 1600..2624, which meet `[2048:3072]`.
+#[test]
+fn words_past_a_view_of_an_aliasing_buffer() {
+    let src = "target gfx950\n\nkernel @k(%n = 0) waves 4 {\n  %A0 = buffer workgroup 2048\n  %A1 = buffer workgroup 3072 aliases %A0\n  %v = view %A1[0:1024]\n  op \"st\" write %v[tid + 400]\n  op \"ld\" read %A1[2048:3072]\n}\n";
+    let p = support::problems_on(src, Target::Gfx950);
+    assert!(p.iter().any(|m| m.contains("race (RAW)")), "{p:?}");
+    // Words 100..355 end at byte 1424: apart.
+    let p = support::problems_on(&src.replace("tid + 400", "tid + 100"), Target::Gfx950);
+    assert!(p.is_empty(), "{p:?}");
+    // The threads' words bound the bytes of the whole buffer too: 12..1036 against the last
+    // kilobyte.
+    let whole = src.replace("%v[tid + 400]", "%A1[tid + 3]");
+    let p = support::problems_on(&whole, Target::Gfx950);
+    assert!(p.is_empty(), "{p:?}");
+}
