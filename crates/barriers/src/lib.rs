@@ -634,16 +634,16 @@ impl<'k> Ctx<'k> {
             acc.bind_parity(k);
             acc.bind_first_ivs(k);
         };
-        let ((), (base, point_block, weight, flat, dead, span)) = if two {
+        let (base, point_block, weight, flat, dead, span) = if two {
             std::thread::scope(|sc| {
                 // No thread to be had: the tables are built here afterwards.
                 let h = std::thread::Builder::new().spawn_scoped(sc, layout).ok();
-                let b = bind(&mut acc);
-                let l = h.and_then(|h| h.join().ok()).unwrap_or_else(layout);
-                (b, l)
+                bind(&mut acc);
+                h.and_then(|h| h.join().ok()).unwrap_or_else(layout)
             })
         } else {
-            (bind(&mut acc), layout())
+            bind(&mut acc);
+            layout()
         };
         if dbg {
             eprintln!(
