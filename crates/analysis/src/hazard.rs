@@ -2999,8 +2999,8 @@ impl Resolver<'_> {
         Some((orbits, sigma, apart))
     }
 
-    /// When `x` and `y` are two different handles of one rotating loop: whether its initial
-    /// values are told apart only by their slot indices.
+    /// When `x` and `y` are two different handles (or results) of one rotating loop: whether
+    /// its initial values are told apart only by their slot indices.
     fn distinct_handles(&mut self, x: ValueId, y: ValueId) -> Option<bool> {
         let k = self.k;
         match (&k.values[x].kind, &k.values[y].kind) {
@@ -3018,6 +3018,25 @@ impl Resolver<'_> {
                     return None;
                 };
                 self.rotation(*s1, f).map(|(_, _, apart)| apart)
+            }
+            // Two different results of one rotating loop: its initial values permuted (their
+            // slots, which alone may tell them apart, are dropped there).
+            (
+                ValueKind::Result {
+                    stmt: s1,
+                    index: i1,
+                },
+                ValueKind::Result {
+                    stmt: s2,
+                    index: i2,
+                },
+            ) if s1 == s2 && i1 != i2 => {
+                let StmtKind::For(f) = &k.stmts[*s1].kind else {
+                    return None;
+                };
+                self.rotation(*s1, f)
+                    .is_some_and(|(_, _, apart)| !apart)
+                    .then_some(false)
             }
             _ => None,
         }

@@ -1569,3 +1569,31 @@ kernel @k(%n = 16) waves 8 {
     // 512 threads: bytes 12..8192.
     assert_minimal(&whole.replace("waves 8", "waves 16"), Target::Gfx1250, 1);
 }
+
+/// `gen --ops 100 --seed 164 --target gfx950`, reduced: a loop whose handles start as the two
+/// results of a rotating loop rotates too (they are its initial values permuted): the copy
+/// through `%h27` and the read through `%h26` never meet in one iteration.
+#[test]
+fn loop_of_two_results_rotates() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) {
+  %A1 = buffer workgroup 4096
+  %A3 = buffer workgroup 4096
+  %G = buffer global 1048576
+  %r3, %r4 = for %i0 = 0 to %n iter(%h1 = %A1, %h2 = %A3) {
+    yield %h2, %h1
+  }
+  for %i25 = 0 to %n min 1 max 16 iter(%h26 = %r3, %h27 = %r4) {
+    op "gather_to_lds" async write %h27, read %G
+    op "ds_read" read %h26
+    yield %h27, %h26
+  }
+}
+"#;
+    assert_minimal(src, Target::Gfx950, 1);
+    assert_eq!(barrier_lines(&inserted(src, Target::Gfx950)), 1);
+    // One result twice: the copy and the read meet in one iteration.
+    let same = src.replace("%h27 = %r4", "%h27 = %r3");
+    assert_eq!(barrier_lines(&inserted(&same, Target::Gfx950)), 2);
+    assert_minimal(&same, Target::Gfx950, 2);
+}
