@@ -2837,19 +2837,21 @@ impl<'k> Resolver<'k> {
             }
             ValueKind::Result { stmt, index } => {
                 let mut out = Vec::new();
+                // A known trip count binds the results whatever the initial values: a
+                // permutation of the handles is enough (no need for them to be apart).
                 let rot = match &k.stmts[stmt].kind {
                     StmtKind::For(f) => self
                         .exact
                         .get(&stmt)
                         .copied()
-                        .and_then(|t| self.rotation(stmt, f).map(|r| (t, r))),
+                        .and_then(|t| permutation(k, stmt, f).map(|r| (t, r))),
                     _ => None,
                 };
                 match &k.stmts[stmt].kind {
                     StmtKind::For(f) if rot.is_some() && index < f.iter_args.len() => {
                         // Known trips `T`: result `index` is the value handle `index` would
                         // have in iteration `T` (rotation by `T`; the initial value if 0).
-                        if let Some((t, (orbit_of, _, _))) = &rot {
+                        if let Some((t, (orbit_of, _))) = &rot {
                             let orbit = &orbit_of[index];
                             let m = orbit[(t % orbit.len() as u64) as usize];
                             // One initial value, in the iteration of the enclosing loops
@@ -2939,28 +2941,8 @@ impl Resolver<'_> {
     }
 
     fn rotation_uncached(&mut self, stmt: StmtId, f: &syncopt_ir::ForData) -> Option<Rotation> {
-        let k = self.k;
         let n = f.iter_args.len();
-        let yields = &k.blocks[f.body].yields;
-        if n < 2 || yields.len() != n {
-            return None;
-        }
-        let mut sigma = vec![usize::MAX; n];
-        for (j, y) in yields.iter().enumerate() {
-            match k.values[*y].kind {
-                ValueKind::IterArg { stmt: s2, index } if s2 == stmt && index < n => {
-                    sigma[j] = index
-                }
-                _ => return None,
-            }
-        }
-        let mut seen = vec![false; n];
-        for &x in &sigma {
-            if seen[x] {
-                return None;
-            }
-            seen[x] = true;
-        }
+        let (orbits, sigma) = permutation(self.k, stmt, f)?;
         let inits: Vec<Vec<Region>> = f.iter_args.iter().map(|(_, v)| self.regions(*v)).collect();
         let mut apart = false;
         for a in 0..n {
@@ -2985,17 +2967,6 @@ impl Resolver<'_> {
                 }
             }
         }
-        let orbits = (0..n)
-            .map(|j| {
-                let mut orbit = vec![j];
-                let mut x = sigma[j];
-                while x != j && orbit.len() <= n {
-                    orbit.push(x);
-                    x = sigma[x];
-                }
-                orbit
-            })
-            .collect();
         Some((orbits, sigma, apart))
     }
 
@@ -3041,6 +3012,46 @@ impl Resolver<'_> {
             _ => None,
         }
     }
+}
+
+/// When the yields of loop `stmt` permute its handles (whatever their initial values): for
+/// each handle, the indices of the initial values it takes in turn; the permutation.
+fn permutation(
+    k: &Kernel,
+    stmt: StmtId,
+    f: &syncopt_ir::ForData,
+) -> Option<(Vec<Vec<usize>>, Vec<usize>)> {
+    let n = f.iter_args.len();
+    let yields = &k.blocks[f.body].yields;
+    if n < 2 || yields.len() != n {
+        return None;
+    }
+    let mut sigma = vec![usize::MAX; n];
+    for (j, y) in yields.iter().enumerate() {
+        match k.values[*y].kind {
+            ValueKind::IterArg { stmt: s2, index } if s2 == stmt && index < n => sigma[j] = index,
+            _ => return None,
+        }
+    }
+    let mut seen = vec![false; n];
+    for &x in &sigma {
+        if seen[x] {
+            return None;
+        }
+        seen[x] = true;
+    }
+    let orbits = (0..n)
+        .map(|j| {
+            let mut orbit = vec![j];
+            let mut x = sigma[j];
+            while x != j && orbit.len() <= n {
+                orbit.push(x);
+                x = sigma[x];
+            }
+            orbit
+        })
+        .collect();
+    Some((orbits, sigma))
 }
 
 /// Loops with two or more iter args whose handles are bound exactly by their trip count, with

@@ -1597,3 +1597,31 @@ kernel @k(%n = 0, %c = 1) {
     assert_eq!(barrier_lines(&inserted(&same, Target::Gfx950)), 2);
     assert_minimal(&same, Target::Gfx950, 2);
 }
+
+/// `gen --ops 100 --seed 194 --target sm_90`, reduced: the results of a loop with a known trip
+/// count are its initial values permuted even when those overlap (`%r4` and a view of the
+/// buffer `%A1` aliases): after 4 swaps `%r21` is `%r4`, never `%r3`.
+#[test]
+fn known_trips_bind_results_of_overlapping_handles() {
+    let src = r#"target sm_90
+kernel @k(%n = 1, %c = 1) waves 32 {
+  %A0 = buffer workgroup 8192
+  %A1 = buffer workgroup 8192 aliases %A0
+  %A2 = buffer workgroup 1024
+  %r3, %r4 = for %i0 = 0 to %n max 64 iter(%h1 = %A1, %h2 = %A2) {
+    yield %h2, %h1
+  }
+  %v17 = view %A0[0:4096]
+  %r21, %r22 = for %i18 = 0 to 16 step 4 iter(%h19 = %r4, %h20 = %v17) {
+    yield %h20, %h19
+  }
+  op "ldmatrix" read %r21
+  op "st_shared" write %r3
+}
+"#;
+    assert_minimal(src, Target::Sm90, 0);
+    assert_eq!(barrier_lines(&inserted(src, Target::Sm90)), 0);
+    // Three swaps: `%r21` is the view, which `%A1` may overlap.
+    let odd = src.replace("0 to 16 step 4", "0 to 12 step 4");
+    assert_minimal(&odd, Target::Sm90, 1);
+}
