@@ -651,7 +651,7 @@ impl Accesses {
             let StmtKind::For(f) = &k.stmts[lp].kind else {
                 continue;
             };
-            let Some(q) = r.rotation(lp, f).and_then(|(o, _, _)| rotation_period(&o)) else {
+            let Some(q) = r.rotation(lp, f).and_then(|(o, ..)| rotation_period(&o)) else {
                 continue;
             };
             out.push((op, lp, it % q, q));
@@ -1009,7 +1009,7 @@ impl Accesses {
                     match &k.stmts[lp].kind {
                         StmtKind::For(f) => r
                             .rotation(lp, f)
-                            .and_then(|(o, _, _)| rotation_period(&o))
+                            .and_then(|(o, ..)| rotation_period(&o))
                             .map_or(n, |q| q.min(n)),
                         _ => n,
                     }
@@ -2064,7 +2064,7 @@ fn parity_fix(
         return None;
     };
     let (lp, f, lo) = const_start_loop(k, iv)?;
-    let (orbits, _, _) = r.rotation(lp, f)?;
+    let (orbits, ..) = r.rotation(lp, f)?;
     let q = rotation_period(&orbits)?;
     residue_where(c, v, lo, f.step, q).map(|it| (lp, it))
 }
@@ -2609,8 +2609,13 @@ fn conservative(a: &Desc, b: &Desc) -> bool {
 }
 
 /// For each handle of a rotating loop, the initial values it takes; the permutation; whether
-/// two initial values are told apart only by their slot indices.
-type Rotation = (Vec<Vec<usize>>, Vec<usize>, bool);
+/// two initial values are told apart only by their slot indices; whether two may overlap (the
+/// handles are then bound in each iteration, but never told apart: `OVERLAP`).
+type Rotation = (Vec<Vec<usize>>, Vec<usize>, bool, bool);
+
+/// The handle index of a region reached through a handle of a loop whose initial values may
+/// overlap (`Region::handle`): equal for every handle, so the handle rule never holds.
+const OVERLAP: usize = usize::MAX;
 
 /// What `exact_loops` finds: the exact loops with their trip counts (what the map derefs to),
 /// and the loops inside no other loop (each runs at most once: its results are fixed).
@@ -2790,7 +2795,7 @@ impl<'k> Resolver<'k> {
                     // In iteration `it` handle `index` holds initial value number
                     // `orbit[it mod period]`.
                     match self.rotation(stmt, f) {
-                        Some((orbit_of, _, _)) => {
+                        Some((orbit_of, ..)) => {
                             let orbit = &orbit_of[index];
                             let m = orbit[(it % orbit.len() as u64) as usize];
                             // One initial value, evaluated in the iteration of the enclosing
@@ -2804,7 +2809,19 @@ impl<'k> Resolver<'k> {
                     }
                 } else if let StmtKind::For(f) = &k.stmts[stmt].kind {
                     match self.rotation(stmt, f) {
-                        Some((orbit_of, sigma_of, apart)) => {
+                        // Initial values that may overlap: the handle takes them in turn,
+                        // with no slot refinement and no handle rule, but it is bound in
+                        // each iteration like a rotating one (`OVERLAP`).
+                        Some((orbit_of, _, _, true)) => {
+                            for &m in &orbit_of[index] {
+                                for mut r in self.regions(f.iter_args[m].1) {
+                                    drop_slot(&mut r);
+                                    r.handle = Some((stmt, OVERLAP, OVERLAP));
+                                    out.push(r);
+                                }
+                            }
+                        }
+                        Some((orbit_of, sigma_of, apart, false)) => {
                             // The handle takes the initial values of its orbit in turn.
                             // A slot of an initial value is chosen by loops around this
                             // one, which stay in one iteration while the access can meet it
@@ -2866,12 +2883,12 @@ impl<'k> Resolver<'k> {
                     StmtKind::For(f)
                         if self.exact.top.contains(&stmt)
                             && index < f.iter_args.len()
-                            && self.rotation(stmt, f).is_some_and(|r| !r.2) =>
+                            && self.rotation(stmt, f).is_some_and(|r| !r.2 && !r.3) =>
                     {
                         // Unknown trips: the results are the initial values permuted, two
                         // different ones never the same memory; the loop runs once, so they
                         // are the handles of one (last) iteration for every access after it.
-                        if let Some((orbit_of, sigma_of, _)) = self.rotation(stmt, f) {
+                        if let Some((orbit_of, sigma_of, ..)) = self.rotation(stmt, f) {
                             for &m in &orbit_of[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
                                     r.handle = Some((stmt, index, sigma_of[index]));
@@ -2959,7 +2976,7 @@ impl Resolver<'_> {
                         // one slotting with different indices there are disjoint.
                         if regions_overlap(r1, r2) {
                             if !slots_apart(r1, r2) {
-                                return None;
+                                return Some((orbits, sigma, false, true));
                             }
                             apart = true;
                         }
@@ -2967,7 +2984,7 @@ impl Resolver<'_> {
                 }
             }
         }
-        Some((orbits, sigma, apart))
+        Some((orbits, sigma, apart, false))
     }
 
     /// When `x` and `y` are two different handles (or results) of one rotating loop: whether
@@ -2988,7 +3005,9 @@ impl Resolver<'_> {
                 let StmtKind::For(f) = &k.stmts[*s1].kind else {
                     return None;
                 };
-                self.rotation(*s1, f).map(|(_, _, apart)| apart)
+                self.rotation(*s1, f)
+                    .filter(|r| !r.3)
+                    .map(|(_, _, apart, _)| apart)
             }
             // Two different results of one rotating loop: its initial values permuted (their
             // slots, which alone may tell them apart, are dropped there).
@@ -3006,7 +3025,7 @@ impl Resolver<'_> {
                     return None;
                 };
                 self.rotation(*s1, f)
-                    .is_some_and(|(_, _, apart)| !apart)
+                    .is_some_and(|(_, _, apart, overlap)| !apart && !overlap)
                     .then_some(false)
             }
             _ => None,

@@ -23,11 +23,12 @@
 //! constant lower bound take that bound (`Accesses::bind_first_ivs`). Inside a uniform `if`
 //! on a loop's induction variable modulo a constant, handles that hold one initial value in
 //! every iteration the branch runs in are bound to it (`Accesses::bind_parity`). An async
-//! producer meets a loop's first iteration, and leaves the loop, bound like any access
-//! (async-waits, whose check on its own looks for a barrier between a copy and its readers
-//! in other waves, binds a copy's readers in the first iterations of the loops entered
-//! after it too, `Reach::later`); it enters parity branches and crosses the back edge of a
-//! two-trip loop unbound (`Ctx::async_desc`). Loops the verifier unrolls (constant start, 1 to 8
+//! producer meets a loop's first iteration bound like any access (async-waits, whose check
+//! on its own looks for a barrier between a copy and its readers in other waves, binds a
+//! copy's readers in the first iterations of the loops entered after it too,
+//! `Reach::later`); it enters parity branches and crosses the back edge of a two-trip loop
+//! unbound (`Ctx::async_desc`), and leaves a loop bound only when it writes one known region
+//! (`Ctx::async_loose`). Loops the verifier unrolls (constant start, 1 to 8
 //! trips) are compared iteration by iteration (`Accesses::conflict` over the iteration
 //! forms), async producers too: async-waits checks a copy against its consumers with the
 //! same forms at the iteration distance of the barrier-free paths; an async producer that
@@ -411,9 +412,9 @@ impl State {
     /// Out of loop `lp` after its last iteration: the accesses of that iteration through the
     /// loop's handles are bound to the values the handles had in it (known trip count); no
     /// access is older than an entry any more.
-    fn leave_loop(&mut self, acc: &Accesses, lp: Option<StmtId>) {
+    fn leave_loop(&mut self, acc: &Accesses, loose: &[bool], lp: Option<StmtId>) {
         let bind = |k: &Key| match (k.carried, lp) {
-            (0, Some(lp)) => acc.last_bound(k.desc, lp),
+            (0, Some(lp)) if !(k.asy && loose[k.desc as usize]) => acc.last_bound(k.desc, lp),
             _ => None,
         };
         if !self
@@ -505,6 +506,15 @@ struct Ctx<'k> {
     /// or leaving one, a copy is bound like any access: async-waits knows the first
     /// iteration and the loop's exit too.)
     async_desc: Vec<bool>,
+    /// Per descriptor: an async copy writes through it, and it is not one known region (a
+    /// handle, an `if` result, a dropped slot): such a producer leaves a loop unbound, and
+    /// meets the unbound forms (`unbound_of`, no first-iteration binding): async-waits, run
+    /// on its own, compares it by root buffers where it can lose the binding (once the path
+    /// crosses a later loop's back edge), and would warn.
+    async_loose: Vec<bool>,
+    /// Per descriptor: the one it stands for before `Accesses::bind_parity` bound its loop
+    /// handles by a parity condition (itself for the others).
+    unbound_of: Vec<u32>,
     /// Per access: made by an async copy (`Key::asy`).
     asy: Vec<bool>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
@@ -631,19 +641,19 @@ impl<'k> Ctx<'k> {
         // variable in the loop's first iteration: one thread's work, so the layout tables are
         // built meanwhile (during the collection they took a core from its workers).
         let bind = |acc: &mut Accesses| {
-            acc.bind_parity(k);
+            let rebound = acc.bind_parity(k);
             acc.bind_first_ivs(k);
+            rebound
         };
-        let (base, point_block, weight, flat, dead, span) = if two {
+        let (rebound, (base, point_block, weight, flat, dead, span)) = if two {
             std::thread::scope(|sc| {
                 // No thread to be had: the tables are built here afterwards.
                 let h = std::thread::Builder::new().spawn_scoped(sc, layout).ok();
-                bind(&mut acc);
-                h.and_then(|h| h.join().ok()).unwrap_or_else(layout)
+                let b = bind(&mut acc);
+                (b, h.and_then(|h| h.join().ok()).unwrap_or_else(layout))
             })
         } else {
-            bind(&mut acc);
-            layout()
+            (bind(&mut acc), layout())
         };
         if dbg {
             eprintln!(
@@ -667,6 +677,10 @@ impl<'k> Ctx<'k> {
                 .map(|&(lp, q)| (lp, q as u64))
                 .collect::<Vec<_>>(),
         );
+        let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
+        for (new, old) in rebound {
+            unbound_of[new as usize] = old;
+        }
         let dmask = acc
             .descs
             .iter()
@@ -700,6 +714,8 @@ impl<'k> Ctx<'k> {
             kept,
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
+            async_loose: Vec::new(),
+            unbound_of,
             asy: Vec::new(),
             op_res: Vec::new(),
             if_res: Vec::new(),
@@ -804,16 +820,25 @@ impl<'k> Ctx<'k> {
             c.if_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops);
         }
         let mut async_desc = vec![false; c.acc.descs.len()];
+        let mut async_loose = vec![false; c.acc.descs.len()];
         let mut asy = vec![false; c.acc.accesses.len()];
         for (i, a) in c.acc.accesses.iter().enumerate() {
             if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
                 if op.asynchronous.is_some() {
                     asy[i] = true;
                     async_desc[a.desc as usize] = true;
+                    let d = &c.acc.descs[a.desc as usize];
+                    async_loose[a.desc as usize] = match d.regions.as_slice() {
+                        [r] => {
+                            d.bind.is_some() || r.handle.is_some() || r.hull || r.kept || r.apart
+                        }
+                        _ => true,
+                    };
                 }
             }
         }
         c.async_desc = async_desc;
+        c.async_loose = async_loose;
         c.asy = asy;
         c.summary = summary;
         c
@@ -903,16 +928,21 @@ impl<'k> Ctx<'k> {
     }
 
     /// `conflict` for a pending key and an access of block `b`: a key older than the entry of
-    /// the innermost loop around `b` meets that loop's first iteration.
+    /// the innermost loop around `b` meets that loop's first iteration (an async producer
+    /// with no binding at all, see `async_loose`).
     #[inline]
     fn conflict_key(&self, k: &Key, b: BlockId, d: u32) -> bool {
+        if k.asy && self.async_loose[k.desc as usize] {
+            return self.conflict(k.desc, k.carried, self.unbound_of[d as usize]);
+        }
         let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
                 lp => self.acc.first_bound(d, StmtId::new(lp as usize)),
             }
-        } else if k.back {
-            // The loop's second iteration: the last one when the trip count is 2.
+        } else if k.back && !k.asy {
+            // The loop's second iteration: the last one when the trip count is 2. (Not for
+            // an async producer: async-waits compares its consumers there unbound.)
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
                 lp => self
@@ -1646,8 +1676,15 @@ impl<'c, 'k> Sim<'c, 'k> {
             return true;
         }
         st.m.keys().any(|k| {
-            sum.iter()
-                .any(|&a| self.c.conflict(k.desc, k.carried, self.c.desc(a)))
+            sum.iter().any(|&a| {
+                let d = self.c.desc(a);
+                let d = if k.asy && self.c.async_loose[k.desc as usize] {
+                    self.c.unbound_of[d as usize]
+                } else {
+                    d
+                };
+                self.c.conflict(k.desc, k.carried, d)
+            })
         })
     }
 
@@ -1895,7 +1932,11 @@ impl<'c, 'k> Sim<'c, 'k> {
         // A loop without bound handles leaves the marks of the loop around it as they are
         // (it neither set nor needs them; that loop is still in its first iteration).
         if c.binds_loop(f) {
-            exit.leave_loop(&c.acc, c.k.blocks[f.body].parent);
+            // An async producer into one known region takes its last-iteration form as
+            // async-waits does (`Carried::Exit`); one through a handle or `if` result stays
+            // unbound (async-waits loses the binding once the copy crosses a back edge of a
+            // loop around this one too).
+            exit.leave_loop(&c.acc, &c.async_loose, c.k.blocks[f.body].parent);
         }
         exit.carry(&c.acc, f.iv, true);
         exit
@@ -1991,7 +2032,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             let mut e = entry;
             if self.c.binds_loop(f) {
                 // The entry state, not an iteration's: nothing to bind.
-                e.leave_loop(acc, None);
+                e.leave_loop(acc, &self.c.async_loose, None);
             }
             exit.join(&e);
         }

@@ -1625,3 +1625,41 @@ kernel @k(%n = 1, %c = 1) waves 32 {
     let odd = src.replace("0 to 16 step 4", "0 to 12 step 4");
     assert_minimal(&odd, Target::Sm90, 1);
 }
+
+/// `gen --ops 100 --seed 173 --target sm_90`, reduced: a loop of known trip count whose
+/// initial values may overlap (`%x5` may be `%A2`, which holds `%v17`) still binds its handles
+/// in each iteration (no handle rule between them): after two trips `%h28` was `%v17` in the
+/// last one, which `ldmatrix` does not read, so no barrier after the loop. After three it was
+/// `%x5`, which may be `%A1`.
+#[test]
+fn overlapping_handles_bind_in_each_iteration() {
+    let src = r#"target sm_90
+kernel @k(%n = 3, %c = 1) waves 16 {
+  %A1 = buffer workgroup 1024
+  %A2 = buffer workgroup 3072
+  %G = buffer global 1048576
+  %x5 = if uniform %c {
+    yield %A1
+  } else {
+    yield %A2
+  }
+  %v17 = view %A2[1536:3072]
+  for %i27 = 0 to 2 iter(%h28 = %x5, %h29 = %v17) {
+    op "cp_async" async write %h29, read %G
+    op "lds_add" atomic %h28
+    yield %h29, %h28
+  }
+  op "ldmatrix" read %A1
+}
+"#;
+    assert_minimal(src, Target::Sm90, 2);
+    let out = inserted(src, Target::Sm90);
+    assert!(
+        out.contains("    yield %h29, %h28\n  }\n  op \"ldmatrix\""),
+        "{out}"
+    );
+    let three = src.replace("0 to 2 iter", "0 to 3 iter");
+    assert_minimal(&three, Target::Sm90, 2);
+    let out = inserted(&three, Target::Sm90);
+    assert!(out.contains("    barrier\n    yield %h29, %h28"), "{out}");
+}
