@@ -1418,8 +1418,10 @@ fn inner_loop_of_outer_handles_rotates() {
 }
 
 /// `gen --ops 100 --seed 42 / 44 --target gfx950`, reduced: the results of a rotating loop
-/// with an unknown trip count are its initial values permuted, never two the same buffer; the
-/// loop runs once (inside no loop), so a read of one and a write of the other need no barrier.
+/// with an unknown trip count are its initial values permuted, never two the same buffer, and
+/// the verifier sees it here (one context per parity of the trip count). The pass does not
+/// use it: where the verifier merges those contexts (the 1M-op gfx950 kernel: 211 false races
+/// between `%r154` and `%r155`) the output would not verify. The barrier stays, and verifies.
 const RESULTS_OF_UNKNOWN_TRIPS: &str = r#"target gfx950
 kernel @k(%n = 16, %c = 1) waves 2 {
   %A1 = buffer workgroup 8192
@@ -1433,10 +1435,14 @@ kernel @k(%n = 16, %c = 1) waves 2 {
 "#;
 
 #[test]
-fn results_of_unknown_trips_are_apart() {
-    assert_minimal(RESULTS_OF_UNKNOWN_TRIPS, Target::Gfx950, 0);
+fn results_of_unknown_trips_are_not_told_apart() {
     let out = inserted(RESULTS_OF_UNKNOWN_TRIPS, Target::Gfx950);
-    assert_eq!(barrier_lines(&out), 0, "{out}");
+    assert_eq!(barrier_lines(&out), 1, "{out}");
+    let k = kernel_of(RESULTS_OF_UNKNOWN_TRIPS);
+    let mut ours = k.clone();
+    let opts = InsertOptions::default();
+    syncopt_barriers::run(&mut ours, Target::Gfx950, &opts);
+    assert!(syncopt_verify::verify(&finish(&ours, Target::Gfx950, &opts), Target::Gfx950).is_ok());
     // One result twice: a barrier.
     let same = RESULTS_OF_UNKNOWN_TRIPS.replace("read %r11", "read %r10");
     assert_minimal(&same, Target::Gfx950, 1);
@@ -1571,10 +1577,11 @@ kernel @k(%n = 16) waves 8 {
 }
 
 /// `gen --ops 100 --seed 164 --target gfx950`, reduced: a loop whose handles start as the two
-/// results of a rotating loop rotates too (they are its initial values permuted): the copy
-/// through `%h27` and the read through `%h26` never meet in one iteration.
+/// results of a rotating loop of unknown trips: apart, but (as in
+/// `results_of_unknown_trips_are_not_told_apart`) not taken so; the barrier between the copy
+/// and the read stays.
 #[test]
-fn loop_of_two_results_rotates() {
+fn loop_of_two_results_keeps_its_barrier() {
     let src = r#"target gfx950
 kernel @k(%n = 0, %c = 1) {
   %A1 = buffer workgroup 4096
@@ -1590,8 +1597,7 @@ kernel @k(%n = 0, %c = 1) {
   }
 }
 "#;
-    assert_minimal(src, Target::Gfx950, 1);
-    assert_eq!(barrier_lines(&inserted(src, Target::Gfx950)), 1);
+    assert_eq!(barrier_lines(&inserted(src, Target::Gfx950)), 2);
     // One result twice: the copy and the read meet in one iteration.
     let same = src.replace("%h27 = %r4", "%h27 = %r3");
     assert_eq!(barrier_lines(&inserted(&same, Target::Gfx950)), 2);
@@ -1599,29 +1605,24 @@ kernel @k(%n = 0, %c = 1) {
 }
 
 /// `gen --ops 100 --seed 194 --target sm_90`, reduced: the results of a loop with a known trip
-/// count are its initial values permuted even when those overlap (`%r4` and a view of the
-/// buffer `%A1` aliases): after 4 swaps `%r21` is `%r4`, never `%r3`.
+/// count are its initial values permuted even when those overlap (`%v` lies in `%A2`): after 4
+/// swaps `%r21` is `%v`, apart from the bytes `st_shared` writes; after 3 it is all of `%A2`.
 #[test]
 fn known_trips_bind_results_of_overlapping_handles() {
     let src = r#"target sm_90
 kernel @k(%n = 1, %c = 1) waves 32 {
-  %A0 = buffer workgroup 8192
-  %A1 = buffer workgroup 8192 aliases %A0
   %A2 = buffer workgroup 1024
-  %r3, %r4 = for %i0 = 0 to %n max 64 iter(%h1 = %A1, %h2 = %A2) {
-    yield %h2, %h1
-  }
-  %v17 = view %A0[0:4096]
-  %r21, %r22 = for %i18 = 0 to 16 step 4 iter(%h19 = %r4, %h20 = %v17) {
+  %v = view %A2[0:512]
+  %r21, %r22 = for %i18 = 0 to 16 step 4 iter(%h19 = %v, %h20 = %A2) {
     yield %h20, %h19
   }
   op "ldmatrix" read %r21
-  op "st_shared" write %r3
+  op "st_shared" write %A2[512:1024]
 }
 "#;
     assert_minimal(src, Target::Sm90, 0);
     assert_eq!(barrier_lines(&inserted(src, Target::Sm90)), 0);
-    // Three swaps: `%r21` is the view, which `%A1` may overlap.
+    // Three swaps: `%r21` is `%A2`.
     let odd = src.replace("0 to 16 step 4", "0 to 12 step 4");
     assert_minimal(&odd, Target::Sm90, 1);
 }
