@@ -6,7 +6,7 @@
 //! index) which thread owns each address. Identical descriptors are interned, so dataflow
 //! states can be sets of small integers.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// A fast non-cryptographic hasher (FxHash) for the interning and memo tables: none of them
@@ -268,7 +268,7 @@ pub struct Accesses {
     /// `exact_ivs` of the kernel, once `bind_parity` or `bind_first_ivs` needed it.
     exact: Option<BTreeMap<ValueId, (StmtId, i64, i64, u64)>>,
     /// `exact_loops` of the kernel, once made (a walk over every statement).
-    rotating: std::sync::OnceLock<BTreeMap<StmtId, u64>>,
+    rotating: std::sync::OnceLock<LoopInfo>,
     /// The ops `bind_parity` found in parity branches, (op, loop, residue), once it ran.
     parity_ops: Option<Vec<(StmtId, StmtId, u64)>>,
     /// Every loop's induction variable is numbered after those of the loops around it (as
@@ -1273,7 +1273,7 @@ fn describe(
     k: &Kernel,
     threads: Option<u64>,
     ops: &[(StmtId, syncopt_ir::expr::TidRange)],
-    exact: &BTreeMap<StmtId, u64>,
+    exact: &LoopInfo,
 ) -> Part {
     let mut r = Resolver::new(k, exact);
     let mut out = Part {
@@ -2177,7 +2177,7 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
 /// (`lp`, `it`) kept in `resolvers`; `None` when they cannot be bound.
 fn bound_in<'k>(
     k: &'k Kernel,
-    exact: &'k BTreeMap<StmtId, u64>,
+    exact: &'k LoopInfo,
     resolvers: &mut BTreeMap<(StmtId, u64), Resolver<'k>>,
     (mode, ivs): (Mode, &[ValueId]),
     src: &BindSrc,
@@ -2617,11 +2617,27 @@ type Rotation = (Vec<Vec<usize>>, Vec<usize>, bool, bool);
 /// overlap (`Region::handle`): equal for every handle, so the handle rule never holds.
 const OVERLAP: usize = usize::MAX;
 
+/// What `exact_loops` finds: the exact loops with their trip counts (what the map derefs to),
+/// and the loops with handles and an unknown trip count inside no other loop (each runs at
+/// most once: its results are fixed), when there are at most `TOP_MAX` of them.
+#[derive(Clone, Debug, Default)]
+struct LoopInfo {
+    trips: BTreeMap<StmtId, u64>,
+    top: BTreeSet<StmtId>,
+}
+
+impl std::ops::Deref for LoopInfo {
+    type Target = BTreeMap<StmtId, u64>;
+    fn deref(&self) -> &Self::Target {
+        &self.trips
+    }
+}
+
 /// Resolves memory values to the regions of workgroup alias classes they may denote.
 struct Resolver<'k> {
     k: &'k Kernel,
     /// Loops with iter args whose trip count binds their handles exactly (`exact_loops`).
-    exact: &'k BTreeMap<StmtId, u64>,
+    exact: &'k LoopInfo,
     class: Vec<u32>,
     memo: FxMap<ValueId, Vec<Region>>,
     busy: Vec<ValueId>,
@@ -2635,7 +2651,7 @@ struct Resolver<'k> {
 }
 
 impl<'k> Resolver<'k> {
-    fn new(k: &'k Kernel, exact: &'k BTreeMap<StmtId, u64>) -> Self {
+    fn new(k: &'k Kernel, exact: &'k LoopInfo) -> Self {
         let n = k.buffers.len();
         let mut parent: Vec<u32> = (0..n as u32).collect();
         fn find(p: &mut [u32], x: u32) -> u32 {
@@ -2865,6 +2881,23 @@ impl<'k> Resolver<'k> {
                             return self.finish(v, exact, outer_cut);
                         }
                     }
+                    StmtKind::For(f)
+                        if self.exact.top.contains(&stmt)
+                            && index < f.iter_args.len()
+                            && self.rotation(stmt, f).is_some_and(|r| !r.2 && !r.3) =>
+                    {
+                        // Unknown trips: the results are the initial values permuted, two
+                        // different ones never the same memory; the loop runs once, so they
+                        // are the handles of one (last) iteration for every access after it.
+                        if let Some((orbit_of, sigma_of, ..)) = self.rotation(stmt, f) {
+                            for &m in &orbit_of[index] {
+                                for mut r in self.regions(f.iter_args[m].1) {
+                                    r.handle = Some((stmt, index, sigma_of[index]));
+                                    out.push(r);
+                                }
+                            }
+                        }
+                    }
                     StmtKind::For(f) => {
                         if let Some((_, init)) = f.iter_args.get(index) {
                             out.extend(self.regions(*init));
@@ -2955,8 +2988,8 @@ impl Resolver<'_> {
         Some((orbits, sigma, apart, false))
     }
 
-    /// When `x` and `y` are two different handles of one rotating loop: whether its initial
-    /// values are told apart only by their slot indices.
+    /// When `x` and `y` are two different handles (or results) of one rotating loop: whether
+    /// its initial values are told apart only by their slot indices.
     fn distinct_handles(&mut self, x: ValueId, y: ValueId) -> Option<bool> {
         let k = self.k;
         match (&k.values[x].kind, &k.values[y].kind) {
@@ -2976,6 +3009,25 @@ impl Resolver<'_> {
                 self.rotation(*s1, f)
                     .filter(|r| !r.3)
                     .map(|(_, _, apart, _)| apart)
+            }
+            // Two different results of one rotating loop: its initial values permuted (their
+            // slots, which alone may tell them apart, are dropped there).
+            (
+                ValueKind::Result {
+                    stmt: s1,
+                    index: i1,
+                },
+                ValueKind::Result {
+                    stmt: s2,
+                    index: i2,
+                },
+            ) if s1 == s2 && i1 != i2 && self.exact.top.contains(s1) => {
+                let StmtKind::For(f) = &k.stmts[*s1].kind else {
+                    return None;
+                };
+                self.rotation(*s1, f)
+                    .is_some_and(|(_, _, apart, overlap)| !apart && !overlap)
+                    .then_some(false)
             }
             _ => None,
         }
@@ -3023,11 +3075,41 @@ fn permutation(
 }
 
 /// Loops with two or more iter args whose handles are bound exactly by their trip count, with
-/// that count: a constant lower bound and a known trip count of at most 8, or of at most 64
+/// that count (and the loops inside no loop): a constant lower bound and a known trip count of at most 8, or of at most 64
 /// when the induction variable indexes nothing and decides no condition. The verifier runs
 /// exactly those loops iteration by iteration; elsewhere it joins the handles' values, and a
 /// binding it cannot see would leave races it reports.
-fn exact_loops(k: &Kernel) -> BTreeMap<StmtId, u64> {
+fn exact_loops(k: &Kernel) -> LoopInfo {
+    let trips = exact_trips(k);
+    let mut top = BTreeSet::new();
+    let mut stack = vec![k.body];
+    while let Some(b) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            match &k.stmts[s].kind {
+                StmtKind::For(f) => {
+                    if f.iter_args.len() >= 2 && !trips.contains_key(&s) {
+                        top.insert(s);
+                    }
+                }
+                kind => stack.extend(kind.child_blocks()),
+            }
+        }
+    }
+    // The verifier tells such results apart by the parity of the trip count, one context
+    // per parity: past `TOP_MAX` such loops it merges contexts and loses the relation (the
+    // 1M-op gfx950 kernel had 211 false races), so none is used.
+    if top.len() > TOP_MAX {
+        top.clear();
+    }
+    LoopInfo { trips, top }
+}
+
+/// Most loops inside no loop, with handles and an unknown trip count, whose results are told
+/// apart (`LoopInfo::top`).
+const TOP_MAX: usize = 2;
+
+/// The exact loops of `exact_loops`, with their trip counts.
+fn exact_trips(k: &Kernel) -> BTreeMap<StmtId, u64> {
     let mut out = BTreeMap::new();
     let cands: Vec<(StmtId, ValueId, u64)> = k
         .stmts
