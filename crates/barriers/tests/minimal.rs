@@ -1348,6 +1348,20 @@ kernel @slot_handle(%n = 1) waves 4 {
     assert!(!text.contains("barrier"), "{text}");
 }
 
+/// `src` with the barrier pass's barriers; asserts that it verifies after async-waits, and
+/// returns it printed.
+fn inserted_verified(src: &str, t: Target) -> String {
+    let opts = InsertOptions::default();
+    let mut ours = kernel_of(src);
+    syncopt_barriers::run(&mut ours, t, &opts);
+    let text = syncopt_ir::print_kernel(&ours);
+    assert!(
+        syncopt_verify::verify(&finish(&ours, t, &opts), t).is_ok(),
+        "{text}"
+    );
+    text
+}
+
 /// How many `barrier` lines a printed kernel has.
 fn barrier_lines(text: &str) -> usize {
     text.lines().filter(|l| l.trim() == "barrier").count()
@@ -1410,11 +1424,7 @@ fn inner_loop_of_outer_handles_rotates() {
     let same = INNER_LOOP_OF_OUTER_HANDLES.replace("%h7 = %h2", "%h7 = %h1");
     let out = inserted(&same, Target::Gfx950);
     assert_eq!(barrier_lines(&out), 2, "{out}");
-    let k = kernel_of(&same);
-    let mut ours = k.clone();
-    let opts = InsertOptions::default();
-    syncopt_barriers::run(&mut ours, Target::Gfx950, &opts);
-    assert!(syncopt_verify::verify(&finish(&ours, Target::Gfx950, &opts), Target::Gfx950).is_ok());
+    inserted_verified(&same, Target::Gfx950);
 }
 
 /// `gen --ops 100 --seed 42 / 44 --target gfx950`, reduced: the results of a rotating loop
@@ -1459,13 +1469,8 @@ kernel @k(%n = 16) waves 2 {
   }
 }
 "#;
-    let k = kernel_of(nested);
-    let mut ours = k.clone();
-    let opts = InsertOptions::default();
-    syncopt_barriers::run(&mut ours, Target::Gfx950, &opts);
-    let text = syncopt_ir::print_kernel(&ours);
+    let text = inserted_verified(nested, Target::Gfx950);
     assert!(text.contains("barrier\n    op \"ld\""), "{text}");
-    assert!(syncopt_verify::verify(&finish(&ours, Target::Gfx950, &opts), Target::Gfx950).is_ok());
     // Three such loops: the pass gives up the relation, and the barrier stays (this small
     // kernel still verifies without it: the two unused loops' contexts go).
     let three = RESULTS_OF_UNKNOWN_TRIPS.replace(
@@ -1473,9 +1478,7 @@ kernel @k(%n = 16) waves 2 {
         "  %p, %q = for %j = 0 to %n iter(%g1 = %A2, %g2 = %A1) {\n    yield %g2, %g1\n  }\n  %s, %t = for %m = 0 to %n iter(%g3 = %A2, %g4 = %A1) {\n    yield %g4, %g3\n  }\n  op \"ds_write\"",
     );
     assert_eq!(barrier_lines(&inserted(&three, Target::Gfx950)), 1);
-    let mut ours = kernel_of(&three);
-    syncopt_barriers::run(&mut ours, Target::Gfx950, &opts);
-    assert!(syncopt_verify::verify(&finish(&ours, Target::Gfx950, &opts), Target::Gfx950).is_ok());
+    inserted_verified(&three, Target::Gfx950);
 }
 
 /// `gen --ops 100 --seed 36 --target gfx950`, reduced: `ds_read` sits in the else branch of
