@@ -633,13 +633,11 @@ impl Accesses {
     /// op leaves pending meets the loop's next iteration with its handles one step further
     /// (`residue_forms`). Used by the barrier pass only.
     pub fn residue_ops(&self, k: &Kernel) -> Vec<(StmtId, StmtId, u64, u64)> {
-        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
-        let mut r = Resolver::new(k, &exact);
         let fixes = match &self.parity_ops {
             Some(f) => f.clone(),
             None => {
                 let mut f = Vec::new();
-                parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut f);
+                parity_fixes(k, k.body, &mut Vec::new(), &mut f);
                 f
             }
         };
@@ -651,7 +649,7 @@ impl Accesses {
             let StmtKind::For(f) = &k.stmts[lp].kind else {
                 continue;
             };
-            let Some(q) = r.rotation(lp, f).and_then(|(o, ..)| rotation_period(&o)) else {
+            let Some(q) = permutation(k, lp, f).and_then(|(o, _)| rotation_period(&o)) else {
                 continue;
             };
             out.push((op, lp, it % q, q));
@@ -733,10 +731,7 @@ impl Accesses {
     pub fn bind_parity(&mut self, k: &Kernel) -> Vec<(u32, u32)> {
         let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
         let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
-        {
-            let mut r = Resolver::new(k, &exact);
-            parity_fixes(k, k.body, &mut Vec::new(), &mut r, &mut fixes);
-        }
+        parity_fixes(k, k.body, &mut Vec::new(), &mut fixes);
         self.parity_ops = Some(fixes.clone());
         let mut orig: Vec<(u32, u32)> = Vec::new();
         let ivs_exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
@@ -1003,13 +998,9 @@ impl Accesses {
                 // Through the handles alone (the variable in no index, no condition): the
                 // forms repeat with the handles' rotation, so one period of them is made.
                 let period = if through && !uses_iv(desc, iv) {
-                    let r = resolvers
-                        .entry(lp)
-                        .or_insert_with(|| Resolver::new(k, &rotating));
                     match &k.stmts[lp].kind {
-                        StmtKind::For(f) => r
-                            .rotation(lp, f)
-                            .and_then(|(o, ..)| rotation_period(&o))
+                        StmtKind::For(f) => permutation(k, lp, f)
+                            .and_then(|(o, _)| rotation_period(&o))
                             .map_or(n, |q| q.min(n)),
                         _ => n,
                     }
@@ -1940,14 +1931,13 @@ fn parity_fixes<'k>(
     k: &'k Kernel,
     b: syncopt_ir::BlockId,
     known: &mut Vec<(&'k syncopt_ir::Cond, bool)>,
-    r: &mut Resolver<'k>,
     out: &mut Vec<(StmtId, StmtId, u64)>,
 ) {
     for &s in &k.blocks[b].stmts {
         match &k.stmts[s].kind {
             StmtKind::Op(op) if op.asynchronous.is_none() => {
                 for &(c, v) in known.iter().rev() {
-                    if let Some((lp, it)) = parity_fix(k, c, v, r) {
+                    if let Some((lp, it)) = parity_fix(k, c, v) {
                         out.push((s, lp, it));
                         break;
                     }
@@ -1968,7 +1958,7 @@ fn parity_fixes<'k>(
                     if decided {
                         known.push((&i.cond, v));
                     }
-                    parity_fixes(k, blk, known, r, out);
+                    parity_fixes(k, blk, known, out);
                     if decided {
                         known.pop();
                     }
@@ -1976,7 +1966,7 @@ fn parity_fixes<'k>(
             }
             kind => {
                 for c in kind.child_blocks() {
-                    parity_fixes(k, c, known, r, out);
+                    parity_fixes(k, c, known, out);
                 }
             }
         }
@@ -2054,17 +2044,12 @@ fn cond_fixes(
 
 /// The loop and iteration residue (modulo the period of its handles' rotation) in which
 /// condition `c` has value `v`, when there is just one.
-fn parity_fix(
-    k: &Kernel,
-    c: &syncopt_ir::Cond,
-    v: bool,
-    r: &mut Resolver,
-) -> Option<(StmtId, u64)> {
+fn parity_fix(k: &Kernel, c: &syncopt_ir::Cond, v: bool) -> Option<(StmtId, u64)> {
     let (Var::Value(iv), _) = *c.expr.terms.first()? else {
         return None;
     };
     let (lp, f, lo) = const_start_loop(k, iv)?;
-    let (orbits, ..) = r.rotation(lp, f)?;
+    let (orbits, _) = permutation(k, lp, f)?;
     let q = rotation_period(&orbits)?;
     residue_where(c, v, lo, f.step, q).map(|it| (lp, it))
 }
@@ -2608,10 +2593,19 @@ fn conservative(a: &Desc, b: &Desc) -> bool {
     false
 }
 
-/// For each handle of a rotating loop, the initial values it takes; the permutation; whether
-/// two initial values are told apart only by their slot indices; whether two may overlap (the
-/// handles are then bound in each iteration, but never told apart: `OVERLAP`).
-type Rotation = (Vec<Vec<usize>>, Vec<usize>, bool, bool);
+/// A loop whose yields permute its handles.
+#[derive(Clone, Debug)]
+struct Rotation {
+    /// For each handle, the indices of the initial values it takes in turn.
+    orbits: Vec<Vec<usize>>,
+    /// The handle each one takes its next value from.
+    sigma: Vec<usize>,
+    /// Two initial values are told apart only by their slot indices.
+    apart: bool,
+    /// Two initial values may overlap: the handles are bound in each iteration, but never
+    /// told apart (`OVERLAP`).
+    overlap: bool,
+}
 
 /// The handle index of a region reached through a handle of a loop whose initial values may
 /// overlap (`Region::handle`): equal for every handle, so the handle rule never holds.
@@ -2796,8 +2790,8 @@ impl<'k> Resolver<'k> {
                     // In iteration `it` handle `index` holds initial value number
                     // `orbit[it mod period]`.
                     match self.rotation(stmt, f) {
-                        Some((orbit_of, ..)) => {
-                            let orbit = &orbit_of[index];
+                        Some(rot) => {
+                            let orbit = &rot.orbits[index];
                             let m = orbit[(it % orbit.len() as u64) as usize];
                             // One initial value, evaluated in the iteration of the enclosing
                             // loops the access runs in: its slot stays exact.
@@ -2813,8 +2807,8 @@ impl<'k> Resolver<'k> {
                         // Initial values that may overlap: the handle takes them in turn,
                         // with no slot refinement and no handle rule, but it is bound in
                         // each iteration like a rotating one (`OVERLAP`).
-                        Some((orbit_of, _, _, true)) => {
-                            for &m in &orbit_of[index] {
+                        Some(rot) if rot.overlap => {
+                            for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
                                     drop_slot(&mut r);
                                     r.handle = Some((stmt, OVERLAP, OVERLAP));
@@ -2822,16 +2816,16 @@ impl<'k> Resolver<'k> {
                                 }
                             }
                         }
-                        Some((orbit_of, sigma_of, apart, false)) => {
+                        Some(rot) => {
                             // The handle takes the initial values of its orbit in turn.
                             // A slot of an initial value is chosen by loops around this
                             // one, which stay in one iteration while the access can meet it
                             // (see `make_desc`): the slot is kept.
-                            for &m in &orbit_of[index] {
+                            for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
-                                    r.handle = Some((stmt, index, sigma_of[index]));
+                                    r.handle = Some((stmt, index, rot.sigma[index]));
                                     r.kept |= r.slot.is_some();
-                                    r.apart |= apart;
+                                    r.apart |= rot.apart;
                                     out.push(r);
                                 }
                             }
@@ -2884,15 +2878,17 @@ impl<'k> Resolver<'k> {
                     StmtKind::For(f)
                         if self.exact.top.contains(&stmt)
                             && index < f.iter_args.len()
-                            && self.rotation(stmt, f).is_some_and(|r| !r.2 && !r.3) =>
+                            && self
+                                .rotation(stmt, f)
+                                .is_some_and(|r| !r.apart && !r.overlap) =>
                     {
                         // Unknown trips: the results are the initial values permuted, two
                         // different ones never the same memory; the loop runs once, so they
                         // are the handles of one (last) iteration for every access after it.
-                        if let Some((orbit_of, sigma_of, ..)) = self.rotation(stmt, f) {
-                            for &m in &orbit_of[index] {
+                        if let Some(rot) = self.rotation(stmt, f) {
+                            for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
-                                    r.handle = Some((stmt, index, sigma_of[index]));
+                                    r.handle = Some((stmt, index, rot.sigma[index]));
                                     out.push(r);
                                 }
                             }
@@ -2947,8 +2943,8 @@ impl<'k> Resolver<'k> {
 }
 
 impl Resolver<'_> {
-    /// When the yields of loop `stmt` permute its handles and the initial values are pairwise
-    /// disjoint: for each handle, the indices of the initial values it takes.
+    /// When the yields of loop `stmt` permute its handles: the permutation, and whether the
+    /// initial values are pairwise disjoint (or only by their slots).
     fn rotation(&mut self, stmt: StmtId, f: &syncopt_ir::ForData) -> Option<Rotation> {
         if let Some(r) = self.rotations.get(&stmt) {
             return r.clone();
@@ -2977,7 +2973,12 @@ impl Resolver<'_> {
                         // one slotting with different indices there are disjoint.
                         if regions_overlap(r1, r2) {
                             if !slots_apart(r1, r2) {
-                                return Some((orbits, sigma, false, true));
+                                return Some(Rotation {
+                                    orbits,
+                                    sigma,
+                                    apart: false,
+                                    overlap: true,
+                                });
                             }
                             apart = true;
                         }
@@ -2985,51 +2986,36 @@ impl Resolver<'_> {
                 }
             }
         }
-        Some((orbits, sigma, apart, false))
+        Some(Rotation {
+            orbits,
+            sigma,
+            apart,
+            overlap: false,
+        })
     }
 
     /// When `x` and `y` are two different handles (or results) of one rotating loop: whether
     /// its initial values are told apart only by their slot indices.
     fn distinct_handles(&mut self, x: ValueId, y: ValueId) -> Option<bool> {
         let k = self.k;
-        match (&k.values[x].kind, &k.values[y].kind) {
-            (
-                ValueKind::IterArg {
-                    stmt: s1,
-                    index: i1,
-                },
-                ValueKind::IterArg {
-                    stmt: s2,
-                    index: i2,
-                },
-            ) if s1 == s2 && i1 != i2 => {
-                let StmtKind::For(f) = &k.stmts[*s1].kind else {
-                    return None;
-                };
-                self.rotation(*s1, f)
-                    .filter(|r| !r.3)
-                    .map(|(_, _, apart, _)| apart)
-            }
-            // Two different results of one rotating loop: its initial values permuted (their
-            // slots, which alone may tell them apart, are dropped there).
-            (
-                ValueKind::Result {
-                    stmt: s1,
-                    index: i1,
-                },
-                ValueKind::Result {
-                    stmt: s2,
-                    index: i2,
-                },
-            ) if s1 == s2 && i1 != i2 && self.exact.top.contains(s1) => {
-                let StmtKind::For(f) = &k.stmts[*s1].kind else {
-                    return None;
-                };
-                self.rotation(*s1, f)
-                    .is_some_and(|(_, _, apart, overlap)| !apart && !overlap)
-                    .then_some(false)
-            }
+        // (loop, index, a result): results only of the loops whose results are told apart
+        // (`LoopInfo::top`), with their slots dropped (which alone may tell them apart).
+        let of = |v: ValueId| match k.values[v].kind {
+            ValueKind::IterArg { stmt, index } => Some((stmt, index, false)),
+            ValueKind::Result { stmt, index } => Some((stmt, index, true)),
             _ => None,
+        };
+        let ((s1, i1, res1), (s2, i2, res2)) = (of(x)?, of(y)?);
+        if s1 != s2 || i1 == i2 || res1 != res2 || (res1 && !self.exact.top.contains(&s1)) {
+            return None;
+        }
+        let StmtKind::For(f) = &k.stmts[s1].kind else {
+            return None;
+        };
+        let rot = self.rotation(s1, f).filter(|r| !r.overlap)?;
+        match (res1, rot.apart) {
+            (true, true) => None,
+            (_, apart) => Some(apart),
         }
     }
 }
