@@ -1275,10 +1275,19 @@ impl<'a> Analysis<'a> {
         let mut k: u64 = 1;
         loop {
             self.evals += 1;
+            // In an iteration run exactly every place is fixed by the variable's value: those
+            // of copies from earlier iterations too, which the back edge re-expressed in it
+            // (`Memory::across_back_edge`). Without this the places of an iteration were fixed
+            // only when copies were in flight at the loop's entry (`first`), so inserting
+            // into the pass's own output, whose waits leave none, added waits.
+            let mut valued = false;
             match pin {
                 Some((iv, lo, step)) if k <= m => {
                     let v = lo.wrapping_add(((k - 1) as i64).wrapping_mul(step));
                     self.env.insert(iv, v);
+                    self.pins.push((iv, v));
+                    self.set_frame_id();
+                    valued = true;
                 }
                 Some((iv, _, _)) => {
                     self.env.remove(&iv);
@@ -1310,6 +1319,10 @@ impl<'a> Analysis<'a> {
             if pinned {
                 self.pins.pop();
                 self.frame_id = unpinned;
+            }
+            if valued {
+                self.pins.pop();
+                self.set_frame_id();
             }
             if framed {
                 self.frame.truncate(depth);
