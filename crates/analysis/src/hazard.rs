@@ -720,6 +720,109 @@ impl Accesses {
         out
     }
 
+    /// Accesses through the results of a uniform `if` (a view of one, or one itself): per
+    /// access, the `if` and its descriptor with the results taken from the then branch and
+    /// from the else branch alone, as (access, `if`, [then form, else form]), sorted. An
+    /// access made after a path took one branch sees that branch's yields there (the path
+    /// crossed the `if` after the pending access, so it is the latest run of the `if`). Used
+    /// by the barrier pass only. `threads`: the workgroup's, as the accesses were collected.
+    pub fn branch_forms(
+        &mut self,
+        k: &Kernel,
+        threads: Option<u64>,
+    ) -> Vec<(u32, StmtId, [u32; 2])> {
+        let mut out = Vec::new();
+        // The `if` whose result the memory value is, through views.
+        let if_of = |mut v: ValueId| -> Option<StmtId> {
+            loop {
+                match k.values[v].kind {
+                    ValueKind::View(view) => v = k.views[view].base,
+                    ValueKind::Result { stmt, .. } => {
+                        return match &k.stmts[stmt].kind {
+                            StmtKind::If(i) if i.uniformity == syncopt_ir::Uniformity::Uniform => {
+                                Some(stmt)
+                            }
+                            _ => None,
+                        };
+                    }
+                    _ => return None,
+                }
+            }
+        };
+        let relevant = |s: StmtId| match &k.stmts[s].kind {
+            StmtKind::Op(op) => op.effects.iter().any(|e| if_of(e.mem.value).is_some()),
+            _ => false,
+        };
+        if !k.stmts.iter().any(|(s, _)| relevant(s)) {
+            return out;
+        }
+        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
+        let mut ops = Vec::new();
+        ops_with_tids(k, k.body, syncopt_ir::expr::ALL_TIDS, &mut ops);
+        let mut plain = Resolver::new(k, &exact);
+        let mut resolvers: BTreeMap<(StmtId, usize), Resolver> = BTreeMap::new();
+        let mut intern: FxMap<Desc, u32> = FxMap::default();
+        for (s, tids) in ops {
+            if !relevant(s) {
+                continue;
+            }
+            let StmtKind::Op(op) = &k.stmts[s].kind else {
+                continue;
+            };
+            let ids: Vec<u32> = match self.by_stmt.get(s.index()) {
+                Some(v) if !v.is_empty() => v.to_vec(),
+                _ => continue,
+            };
+            // The op's accesses are its effects with workgroup regions, in order.
+            let made: Vec<usize> = (0..op.effects.len())
+                .filter(|&i| !plain.regions(op.effects[i].mem.value).is_empty())
+                .collect();
+            if made.len() != ids.len() {
+                continue;
+            }
+            let th = threads.map(|t| (tids.0.max(0), tids.1.min(t as i64)));
+            for (&i, &a) in made.iter().zip(&ids) {
+                let e = &op.effects[i];
+                let Some(st) = if_of(e.mem.value) else {
+                    continue;
+                };
+                let mode = self.accesses[a as usize].mode;
+                let mut forms = [u32::MAX; 2];
+                for (side, form) in forms.iter_mut().enumerate() {
+                    let r = resolvers.entry((st, side)).or_insert_with(|| {
+                        let mut r = Resolver::new(k, &exact);
+                        r.fix_if = Some((st, side));
+                        r
+                    });
+                    let regions = r.regions(e.mem.value);
+                    if regions.is_empty() {
+                        continue;
+                    }
+                    let mut desc = make_desc(k, mode, regions, &e.mem.sel, th);
+                    if desc.regions.iter().any(|r| r.handle.is_some()) {
+                        desc.bind = Some(Box::new(BindSrc {
+                            value: e.mem.value,
+                            sel: Sel::of(&e.mem.sel),
+                            threads: th,
+                        }));
+                    }
+                    *form = self.intern_in(&mut intern, desc);
+                }
+                if forms.iter().all(|&f| f != u32::MAX) {
+                    out.push((a, st, forms));
+                }
+            }
+        }
+        if self.binds.len() < self.descs.len() {
+            self.binds.resize(self.descs.len(), Vec::new());
+        }
+        if self.iv_forms.len() < self.descs.len() {
+            self.iv_forms.resize(self.descs.len(), Vec::new());
+        }
+        out.sort_unstable();
+        out
+    }
+
     /// Inside a uniform `if` whose condition is on the induction variable of a loop with
     /// rotating handles alone, modulo a constant (`(%i + 1) mod 2 == 0`), with a constant
     /// lower bound: where the branch runs only in iterations in which every handle of the
@@ -2652,6 +2755,8 @@ struct Resolver<'k> {
     rotations: FxMap<StmtId, Option<Rotation>>,
     /// Handles of loop `.0` bound to their values in iteration `.1`.
     fix: Option<(StmtId, u64)>,
+    /// The results of `if` `.0` taken from branch `.1` alone (0: then, 1: else).
+    fix_if: Option<(StmtId, usize)>,
     /// Set when the fixed loop's handles could not be bound (they do not rotate).
     unbound: bool,
 }
@@ -2691,6 +2796,7 @@ impl<'k> Resolver<'k> {
             cut: false,
             rotations: FxMap::default(),
             fix: None,
+            fix_if: None,
             unbound: false,
         }
     }
@@ -2915,10 +3021,15 @@ impl<'k> Resolver<'k> {
                         }
                     }
                     StmtKind::If(i) => {
-                        if let Some(y) = k.blocks[i.then_block].yields.get(index) {
-                            out.extend(self.regions(*y));
+                        let side = self
+                            .fix_if
+                            .and_then(|(x, side)| (x == stmt).then_some(side));
+                        if side != Some(1) {
+                            if let Some(y) = k.blocks[i.then_block].yields.get(index) {
+                                out.extend(self.regions(*y));
+                            }
                         }
-                        if let Some(e) = i.else_block {
+                        if let (Some(e), true) = (i.else_block, side != Some(0)) {
                             if let Some(y) = k.blocks[e].yields.get(index) {
                                 out.extend(self.regions(*y));
                             }

@@ -130,7 +130,16 @@ struct Key {
     /// about such producers only: an ordinary access through the same descriptor (a
     /// `ds_write` to the handle a `gather_to_lds` fills) binds like any other (seed 148).
     asy: bool,
+    /// The last uniform `if` with results (`Ctx::br_if`) the path from the access crossed,
+    /// and the branch it took (`if` statement index * 2 + 0 for then, 1 for else); `NO_BR`
+    /// when none. Accesses after it through the `if`'s results see that branch's yields
+    /// (`Accesses::branch_forms`): a path that crossed the `if` after the access is on its
+    /// latest run (seeds 91, 195).
+    br: u32,
 }
+
+/// `Key::br`: no `if` with results crossed since the access.
+const NO_BR: u32 = u32::MAX;
 
 /// `Key::res`: residue not known, the access made in the current iteration of the innermost
 /// loop with handles (or before it, with `Key::first`).
@@ -287,7 +296,7 @@ impl State {
                 | ((k.first as u64) << 7)
                 | ((k.back as u64) << 6)
                 | ((k.asy as u64) << 31)
-                | ((k.res as u64) << 32);
+                | ((k.res as u64) << 32) ^ ((k.br as u64).rotate_left(48));
             if with_access {
                 x ^= (a as u64)
                     .rotate_left(21)
@@ -385,6 +394,18 @@ impl State {
             }
             self.insert(k, s, a);
         }
+    }
+
+    /// The path took branch `br` of an `if` with results (`Key::br`).
+    fn tag_branch(&mut self, br: u32) {
+        if self.m.keys().all(|k| k.br == br) {
+            return;
+        }
+        let old = self.m.take();
+        for &(k, (s, a)) in &old {
+            self.insert(Key { br, ..k }, s, a);
+        }
+        recycle(old);
     }
 
     /// Marks every pending access as older than the entry of the loop about to run.
@@ -539,6 +560,12 @@ struct Ctx<'k> {
     /// (descriptor, loop index, residue) -> the descriptor with that loop's handles bound to
     /// that residue's values (`Accesses::residue_forms`), sorted.
     res_forms: Vec<((u32, u32, u32), u32)>,
+    /// Per access through the results of a uniform `if`: that `if` and the access's
+    /// descriptor with the results of its then and else branch (`Accesses::branch_forms`),
+    /// sorted by access.
+    br_forms: Vec<(u32, StmtId, [u32; 2])>,
+    /// Per statement: an `if` of `br_forms` (its join tags the keys, `Key::br`).
+    br_if: Vec<bool>,
 }
 
 thread_local! {
@@ -677,6 +704,18 @@ impl<'k> Ctx<'k> {
                 .map(|&(lp, q)| (lp, q as u64))
                 .collect::<Vec<_>>(),
         );
+        let br_forms = acc.branch_forms(k, Some(threads));
+        let mut br_if = vec![
+            false;
+            if br_forms.is_empty() {
+                0
+            } else {
+                k.stmts.len()
+            }
+        ];
+        for &(_, s, _) in &br_forms {
+            br_if[s.index()] = true;
+        }
         let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
         for (new, old) in rebound {
             unbound_of[new as usize] = old;
@@ -721,6 +760,8 @@ impl<'k> Ctx<'k> {
             if_res: Vec::new(),
             res_loops,
             res_forms,
+            br_forms,
+            br_if,
             // Only AMD waves are lockstep (see `Target::lockstep_threads`).
             wave: target.lockstep_threads(),
             threads,
@@ -927,11 +968,12 @@ impl<'k> Ctx<'k> {
         self.acc.conflict_across_waves(a, a_carried, b, self.wave)
     }
 
-    /// `conflict` for a pending key and an access of block `b`: a key older than the entry of
-    /// the innermost loop around `b` meets that loop's first iteration (an async producer
+    /// `conflict` for a pending key and access `a` of block `b`: a key older than the entry
+    /// of the innermost loop around `b` meets that loop's first iteration (an async producer
     /// with no binding at all, see `async_loose`).
     #[inline]
-    fn conflict_key(&self, k: &Key, b: BlockId, d: u32) -> bool {
+    fn conflict_key(&self, k: &Key, b: BlockId, a: u32) -> bool {
+        let d = self.desc(a);
         if k.asy && self.async_loose[k.desc as usize] {
             return self.conflict(k.desc, k.carried, self.unbound_of[d as usize]);
         }
@@ -957,6 +999,19 @@ impl<'k> Ctx<'k> {
             self.res_forms
                 .binary_search_by_key(&(d, lp, k.res as u32), |x| x.0)
                 .map_or(d, |i| self.res_forms[i].1)
+        } else if k.br != NO_BR && !k.asy && !self.asy[a as usize] {
+            // The branch the path took at the last `if` with results (`Key::br`): both
+            // forms bound the access, so a conflict needs both. (Not with an async copy on
+            // either side: async-waits compares `if` results unbound.)
+            if let Ok(i) = self.br_forms.binary_search_by_key(&a, |x| x.0) {
+                let (_, s, forms) = self.br_forms[i];
+                if k.br >> 1 == s.index() as u32
+                    && !self.conflict(k.desc, k.carried, forms[(k.br & 1) as usize])
+                {
+                    return false;
+                }
+            }
+            d
         } else {
             d
         };
@@ -1054,7 +1109,7 @@ fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
             | ((k.back as u64) << 1)
             | k.first as u64);
         mix(((k.tag as u64) << 32) | a as u64);
-        mix(r as u64);
+        mix(((k.br as u64) << 32) | r as u64);
     }
     h
 }
@@ -1617,9 +1672,8 @@ impl<'c, 'k> Sim<'c, 'k> {
         let c = self.c;
         if self.check {
             for &a in ids {
-                let d = c.desc(a);
                 for (k, v) in &st.m {
-                    if c.conflict_key(k, b, d) {
+                    if c.conflict_key(k, b, a) {
                         self.hits.push((k.tag, v.1, a));
                     }
                 }
@@ -1628,7 +1682,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             let mut oldest = None;
             'outer: for (k, v) in &st.m {
                 for &a in ids {
-                    if c.conflict_key(k, b, c.desc(a)) {
+                    if c.conflict_key(k, b, a) {
                         oldest = Some(oldest.map_or(v.0, |o: u32| o.min(v.0)));
                         if c.allowed[b.index()] {
                             break 'outer;
@@ -1662,6 +1716,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     first: false,
                     back: false,
                     asy: c.asy[a as usize],
+                    br: NO_BR,
                 },
                 stamp,
                 a,
@@ -2161,27 +2216,41 @@ impl<'c, 'k> Sim<'c, 'k> {
         if let Some(v) = self.decided(d) {
             (then_dead, else_dead) = (!v, v);
         }
+        // The branch taken, for the keys' `Key::br` after an `if` with results.
+        let tagged = s
+            .filter(|s| c.br_if.get(s.index()).copied().unwrap_or(false))
+            .map(|s| s.index() as u32 * 2);
         if then_dead {
             let entry = branch(self, entry, false);
-            return match d.else_block {
+            let mut out = match d.else_block {
                 Some(e) => self.run_block(e, entry),
                 None => entry,
             };
+            if let Some(br) = tagged {
+                out.tag_branch(br + 1);
+            }
+            return out;
         }
         if else_dead {
             let entry = branch(self, entry, true);
-            return self.run_block(d.then_block, entry);
+            let mut out = self.run_block(d.then_block, entry);
+            if let Some(br) = tagged {
+                out.tag_branch(br);
+            }
+            return out;
         }
         let then_in = branch(self, entry.clone(), true);
         let mut out = self.run_block(d.then_block, then_in);
         let else_in = branch(self, entry, false);
-        match d.else_block {
-            Some(e) => {
-                let o2 = self.run_block(e, else_in);
-                out.join(&o2);
-            }
-            None => out.join(&else_in),
+        let mut o2 = match d.else_block {
+            Some(e) => self.run_block(e, else_in),
+            None => else_in,
+        };
+        if let Some(br) = tagged {
+            out.tag_branch(br);
+            o2.tag_branch(br + 1);
         }
+        out.join(&o2);
         out
     }
 }

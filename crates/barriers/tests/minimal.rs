@@ -1817,3 +1817,100 @@ kernel @k(%n = 0, %c = 1) waves 4 {
     let out = inserted_verified(src, Target::Gfx1250);
     assert_eq!(out.matches("barrier.wait").count(), 2, "{out}");
 }
+
+/// `gen --ops 100 --seed 91 --target gfx950`, reduced: `%x13` is `%A4` only on the path
+/// through the then branch, and `ds_write` writes `%A4` only in the else branch (where
+/// `%x13` is `%A3`): `lds_add` never meets it. A pending access remembers the branch its
+/// path took at the last `if` with results (`Key::br`), and accesses through the results
+/// are compared in that branch's form too: no barrier.
+#[test]
+fn if_results_follow_the_branch_taken() {
+    let src = r#"target gfx950
+kernel @k(%n = 3, %c = 1) {
+  %A3 = buffer workgroup 3072
+  %A4 = buffer workgroup 1024
+  %x13 = if uniform %c == 0 {
+    yield %A4
+  } else {
+    for %i17 = 0 to %n {
+      if uniform (%i17 + 1) mod 2 == 0 {
+        op "ds_write" write %A4[tid]
+      } else {
+      }
+    }
+    yield %A3
+  }
+  op "lds_add" atomic %x13
+}
+"#;
+    assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 0);
+    // The write in the then branch meets `%x13` = `%A4`: a barrier.
+    let then = src.replace(
+        "    yield %A4\n  } else {",
+        "    op \"ds_write\" write %A4[tid]\n    yield %A4\n  } else {",
+    );
+    assert_minimal(&then, Target::Gfx950, 1);
+    assert_eq!(barrier_lines(&inserted_verified(&then, Target::Gfx950)), 1);
+}
+
+/// `gen --ops 100 --seed 195 --target gfx950`, reduced: `%x11` is `%A0` in the first
+/// iteration only (then branch) and `%A2` after (else branch, which reads `%A0`). The write
+/// of the first iteration meets the second's read (a barrier in the else branch), and the
+/// writes of `%A2` meet each other across iterations through that barrier too; the read
+/// never meets the write of its own iteration (`%A2`): one barrier, not one more before
+/// the write.
+#[test]
+fn if_results_follow_the_branch_taken_in_a_loop() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A2 = buffer workgroup 8192
+  for %i10 = 0 to 16 step 4 {
+    %x11 = if uniform %i10 < 2 {
+      yield %A0
+    } else {
+      op "ds_read_b128" read %A0
+      yield %A2
+    }
+    op "ds_write_b128" write %x11
+  }
+}
+"#;
+    assert_minimal(src, Target::Gfx950, 1);
+    assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 1);
+    // Reading `%A2` in the else branch meets the write after it: one more barrier.
+    let same = src.replace("read %A0\n      yield %A2", "read %A2\n      yield %A2");
+    assert_minimal(&same, Target::Gfx950, 2);
+}
+
+/// Campaign seed 978 (100 ops, every GPU target), reduced: the coverage run takes each
+/// iteration of the 4-trip loop on its own, where the `if` on `%i18` runs one branch only.
+/// The keys leaving that branch must be tagged with it as when both run (`Key::br`): else
+/// the then branch's `%x19` (`%A2`) was compared as `%A3` and the write of `%A3` looked
+/// unordered ("no workgroup barrier can order", a warning the placement had not earned).
+#[test]
+fn a_decided_branch_tags_its_keys() {
+    let src = r#"target sm_90
+kernel @k(%n = 0, %c = 1) waves 16 {
+  %A0 = buffer workgroup 6144
+  %A1 = buffer workgroup 6144 aliases %A0
+  %A2 = buffer workgroup 4096 aliases %A0
+  %A3 = buffer workgroup 3072
+  for %i18 = 0 to 4 {
+    op "st_shared" write %A3
+    %x19 = if uniform (%i18 + 1) mod 2 == 0 {
+      yield %A2
+    } else {
+      op "stmatrix" write %A2
+      op "ldmatrix" read %A1[0:6144]
+      yield %A3
+    }
+    op "ldmatrix" read %x19
+  }
+}
+"#;
+    let mut k = kernel_of(src);
+    let rep = syncopt_barriers::run(&mut k, Target::Sm90, &InsertOptions::default());
+    assert!(rep.diagnostics.is_empty(), "{:#?}", rep.diagnostics);
+    assert_minimal(src, Target::Sm90, 2);
+}
