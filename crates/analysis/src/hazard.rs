@@ -762,6 +762,9 @@ impl Accesses {
         let mut plain = Resolver::new(k, &exact);
         let mut resolvers: BTreeMap<(StmtId, usize), Resolver> = BTreeMap::new();
         let mut intern: FxMap<Desc, u32> = FxMap::default();
+        // Most such effects repeat one seen before (as in `describe`).
+        type SelKey = (ValueId, u8, (i64, i64), u64);
+        let mut seen: FxMap<SelKey, Vec<(Selector, [u32; 2])>> = FxMap::default();
         for (s, tids) in ops {
             if !relevant(s) {
                 continue;
@@ -787,6 +790,21 @@ impl Accesses {
                     continue;
                 };
                 let mode = self.accesses[a as usize].mode;
+                let key: SelKey = (
+                    e.mem.value,
+                    mode as u8,
+                    th.unwrap_or((i64::MIN, i64::MIN)),
+                    sel_hash(&e.mem.sel),
+                );
+                let known = seen
+                    .get(&key)
+                    .and_then(|v| v.iter().find(|x| x.0 == e.mem.sel).map(|x| x.1));
+                if let Some(forms) = known {
+                    if forms.iter().all(|&f| f != u32::MAX) {
+                        out.push((a, st, forms));
+                    }
+                    continue;
+                }
                 let mut forms = [u32::MAX; 2];
                 for (side, form) in forms.iter_mut().enumerate() {
                     let r = resolvers.entry((st, side)).or_insert_with(|| {
@@ -808,6 +826,9 @@ impl Accesses {
                     }
                     *form = self.intern_in(&mut intern, desc);
                 }
+                seen.entry(key)
+                    .or_default()
+                    .push((e.mem.sel.clone(), forms));
                 if forms.iter().all(|&f| f != u32::MAX) {
                     out.push((a, st, forms));
                 }

@@ -704,7 +704,15 @@ impl<'k> Ctx<'k> {
                 .map(|&(lp, q)| (lp, q as u64))
                 .collect::<Vec<_>>(),
         );
+        let t_br = std::time::Instant::now();
         let br_forms = acc.branch_forms(k, Some(threads));
+        if dbg {
+            eprintln!(
+                "ctx: if-result forms {:?} ({} accesses)",
+                t_br.elapsed(),
+                br_forms.len()
+            );
+        }
         let mut br_if = vec![
             false;
             if br_forms.is_empty() {
