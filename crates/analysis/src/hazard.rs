@@ -970,6 +970,144 @@ impl Accesses {
         orig
     }
 
+    /// Inside a uniform `if` on a loop's induction variable modulo a constant (constant start,
+    /// `if uniform (%i + 1) mod 2 == 0`): an access whose slot indices depend on that variable
+    /// alone, and name one slot in every iteration the branch runs in, gets that slot (the
+    /// variable fixed to one such iteration's value). Only where the variable occurs in slot
+    /// indices alone, through no handle, and where the verifier tracks its residue: the lcm
+    /// of every `mod` on it (slot counts, conditions) at most 64. Async ops keep their
+    /// descriptors (async-waits compares such slots unbound). Used by the barrier pass only;
+    /// returns each new descriptor with the one it replaces, sorted.
+    pub fn bind_residue_slots(&mut self, k: &Kernel) -> Vec<(u32, u32)> {
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        // The residue modulus each variable is tracked with, as the verifier forms it.
+        let mut modulus: BTreeMap<ValueId, u64> = BTreeMap::new();
+        let mut note = |e: &AffineExpr, m: Option<i64>| {
+            for (v, _) in &e.terms {
+                if let (Var::Value(v), Some(m)) = (v, m) {
+                    if matches!(k.values[*v].kind, ValueKind::Iv(_)) && m > 0 {
+                        let cur = modulus.entry(*v).or_insert(1);
+                        *cur = lcm(*cur, m as u64).min(u64::MAX / 2);
+                    }
+                }
+            }
+        };
+        for view in k.views.values() {
+            if let ViewKind::Slot { count, index } = &view.kind {
+                note(index, Some(*count as i64));
+            }
+        }
+        let mut any = false;
+        for (_, d) in k.stmts.iter() {
+            if let StmtKind::If(i) = &d.kind {
+                note(&i.cond.expr, i.cond.modulo);
+                any |= i.cond.modulo.is_some();
+            }
+        }
+        if !any {
+            return out;
+        }
+        // (op, variable, condition, branch) for non-async ops under a uniform `if` on one
+        // tracked variable modulo a constant.
+        type Known<'a> = (ValueId, StmtId, &'a syncopt_ir::Cond, bool);
+        let mut found: Vec<(StmtId, Known)> = Vec::new();
+        let mut stack: Vec<(syncopt_ir::BlockId, Vec<Known>)> = vec![(k.body, Vec::new())];
+        while let Some((b, known)) = stack.pop() {
+            for &s in &k.blocks[b].stmts {
+                match &k.stmts[s].kind {
+                    StmtKind::Op(op) if op.asynchronous.is_none() => {
+                        for &x in known.iter().rev() {
+                            found.push((s, x));
+                        }
+                    }
+                    StmtKind::If(i) => {
+                        let iv = match (i.uniformity, i.cond.expr.terms.as_slice(), i.cond.modulo) {
+                            (syncopt_ir::Uniformity::Uniform, [(Var::Value(iv), _)], Some(m))
+                                if m > 0
+                                    && matches!(k.values[*iv].kind, ValueKind::Iv(_))
+                                    && modulus.get(iv).is_some_and(|&q| q <= 64) =>
+                            {
+                                Some(*iv)
+                            }
+                            _ => None,
+                        };
+                        for (blk, v) in [(Some(i.then_block), true), (i.else_block, false)] {
+                            let Some(blk) = blk else {
+                                continue;
+                            };
+                            let mut kn = known.clone();
+                            if let Some(iv) = iv {
+                                kn.push((iv, s, &i.cond, v));
+                            }
+                            stack.push((blk, kn));
+                        }
+                    }
+                    kind => {
+                        for c in kind.child_block_ids() {
+                            stack.push((c, known.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        if found.is_empty() {
+            return out;
+        }
+        if self.binds.len() < self.descs.len() {
+            self.binds.resize(self.descs.len(), Vec::new());
+        }
+        let mut intern: FxMap<(Desc, u32), u32> = FxMap::default();
+        let mut done: FxMap<(u32, StmtId, bool), u32> = FxMap::default();
+        for (op, (iv, st, c, v)) in found {
+            let ids = match self.by_stmt.get(op.index()) {
+                Some(x) if !x.is_empty() => x.to_vec(),
+                _ => continue,
+            };
+            let ValueKind::Iv(lp) = k.values[iv].kind else {
+                continue;
+            };
+            let StmtKind::For(f) = &k.stmts[lp].kind else {
+                continue;
+            };
+            let syncopt_ir::Bound::Const(lo) = f.lo else {
+                continue;
+            };
+            for a in ids {
+                let d = self.accesses[a as usize].desc;
+                let key = (d, st, v);
+                if let Some(&id) = done.get(&key) {
+                    self.accesses[a as usize].desc = id;
+                    continue;
+                }
+                let fixed = residue_slot_form(&self.descs[d as usize], iv, c, v, lo, f.step);
+                let id = match fixed {
+                    Some(nd) if nd != self.descs[d as usize] => {
+                        let key2 = (nd, d);
+                        match intern.get(&key2) {
+                            Some(&id) => id,
+                            None => {
+                                let id = self.descs.len() as u32;
+                                self.descs.push(key2.0.clone());
+                                self.binds.push(Vec::new());
+                                out.push((id, d));
+                                intern.insert(key2, id);
+                                id
+                            }
+                        }
+                    }
+                    _ => d,
+                };
+                done.insert(key, id);
+                self.accesses[a as usize].desc = id;
+            }
+        }
+        if self.iv_forms.len() < self.descs.len() {
+            self.iv_forms.resize(self.descs.len(), Vec::new());
+        }
+        out.sort();
+        out
+    }
+
     /// Adds first-iteration bound forms for descriptors whose slot indices depend on the
     /// induction variable of a loop with a constant lower bound `lo`: the index with the
     /// variable fixed to `lo` (a constant index names one slot's bytes). Only where
@@ -2246,6 +2384,74 @@ fn first_iv_form(d: &Desc, iv: ValueId, lo: i64) -> Option<Desc> {
     remove_iv(&mut out, iv);
     out.bind = None;
     Some(out)
+}
+
+/// `Accesses::bind_residue_slots`: `d` with `iv` fixed to the value of one iteration where
+/// condition `c` is `v`, when `iv` occurs in slot indices alone (index terms on `iv` only),
+/// through no handle, and every such iteration picks the same slots; `None` otherwise.
+fn residue_slot_form(
+    d: &Desc,
+    iv: ValueId,
+    c: &syncopt_ir::Cond,
+    v: bool,
+    lo: i64,
+    step: i64,
+) -> Option<Desc> {
+    let var = Var::Value(iv);
+    if d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
+        || d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
+        || d.only.iter().any(|o| o.0 == iv)
+        || d.bind.is_some()
+        || d.regions
+            .iter()
+            .any(|r| r.handle.is_some() || r.over.as_ref().is_some_and(|s| s.index.coef(var) != 0))
+    {
+        return None;
+    }
+    let slots: Vec<&SlotInfo> = d
+        .regions
+        .iter()
+        .filter_map(|r| r.slot.as_ref())
+        .filter(|s| s.index.coef(var) != 0)
+        .collect();
+    if slots.is_empty()
+        || slots
+            .iter()
+            .any(|s| s.index.terms.len() != 1 || s.count == 0)
+    {
+        return None;
+    }
+    let m = u64::try_from(c.modulo?)
+        .ok()
+        .filter(|&m| m > 0 && m <= 64)?;
+    let period = slots.iter().try_fold(m, |p, s| {
+        Some(lcm(p, s.count as u64)).filter(|&p| p <= 4096)
+    })?;
+    let mut rep: Option<(i64, Vec<i64>)> = None;
+    for t in 0..period as i64 {
+        let x = lo.checked_add(step.checked_mul(t)?)?;
+        if c.eval(|_| x) != v {
+            continue;
+        }
+        let picked: Vec<i64> = slots
+            .iter()
+            .map(|s| {
+                let i = s
+                    .index
+                    .coef(var)
+                    .checked_mul(x)?
+                    .checked_add(s.index.constant)?;
+                Some(i.rem_euclid(s.count as i64))
+            })
+            .collect::<Option<_>>()?;
+        match &rep {
+            None => rep = Some((x, picked)),
+            Some((_, p)) if *p == picked => {}
+            Some(_) => return None,
+        }
+    }
+    let (x, _) = rep?;
+    fix_iv(d, iv, x)
 }
 
 /// `e` with `var` fixed to `x`; `None` on overflow.

@@ -668,7 +668,10 @@ impl<'k> Ctx<'k> {
         // variable in the loop's first iteration: one thread's work, so the layout tables are
         // built meanwhile (during the collection they took a core from its workers).
         let bind = |acc: &mut Accesses| {
-            let rebound = acc.bind_parity(k);
+            let mut rebound = acc.bind_parity(k);
+            // After the parity forms: a descriptor they made may be rebound again (the
+            // pairs stay in order, so `unbound_of` follows them back to the first).
+            rebound.extend(acc.bind_residue_slots(k));
             acc.bind_first_ivs(k);
             rebound
         };
@@ -726,7 +729,7 @@ impl<'k> Ctx<'k> {
         }
         let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
         for (new, old) in rebound {
-            unbound_of[new as usize] = old;
+            unbound_of[new as usize] = unbound_of[old as usize];
         }
         let dmask = acc
             .descs

@@ -1914,3 +1914,35 @@ kernel @k(%n = 0, %c = 1) waves 16 {
     assert!(rep.diagnostics.is_empty(), "{:#?}", rep.diagnostics);
     assert_minimal(src, Target::Sm90, 2);
 }
+
+/// `gen --ops 100 --seed 208 --target sm_90`, reduced (the copy made a plain write): the
+/// else branch runs in the even iterations of `%i14` (unknown trips), where `%v19` is slot 1
+/// of `%A0` (bytes 512..1024), which `lds_copy` neither writes nor reads: one barrier (the
+/// writes of two such iterations), not one on each side of the write. The verifier tracks
+/// `%i14` modulo 2 (every `mod` on it divides 2).
+#[test]
+fn a_residue_branch_fixes_its_slots() {
+    let src = r#"target sm_90
+kernel @k(%n = 0, %c = 1) {
+  %A0 = buffer workgroup 1024
+  %v0 = view %A0[0:512]
+  for %i14 = 0 to %n max 64 {
+    %x18 = if uniform (%i14 + 1) mod 2 == 0 {
+      yield %v0
+    } else {
+      %v19 = view %A0 slot (%i14 + 1) mod 2
+      op "st_shared" write %v19
+      op "lds_copy" write %v0, read %A0[256:512]
+      yield %A0
+    }
+  }
+}
+"#;
+    assert_minimal(src, Target::Sm90, 1);
+    assert_eq!(barrier_lines(&inserted_verified(src, Target::Sm90)), 1);
+    // Four slots: the even iterations pick slot 1 or 3, and `%A0` has 256-byte slots, so
+    // slot 1 (256..512) is what `lds_copy` reads: a barrier on each side of the write.
+    let four = src.replace("slot (%i14 + 1) mod 2", "slot (%i14 + 1) mod 4");
+    assert_minimal(&four, Target::Sm90, 2);
+    assert_eq!(barrier_lines(&inserted_verified(&four, Target::Sm90)), 2);
+}
