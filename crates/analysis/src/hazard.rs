@@ -3435,23 +3435,47 @@ fn exact_loops(k: &Kernel) -> LoopInfo {
     // per parity: past `TOP_MAX` such loops it merges contexts and loses the relation (the
     // 1M-op gfx950 kernel had 211 false races), so none is used. A loop that yields its
     // handles unchanged makes no second context (seed 46 at 100 ops had two beside one).
-    let moving =
-        top.iter()
-            .filter(|&&s| match &k.stmts[s].kind {
-                StmtKind::For(f) => permutation(k, s, f)
-                    .is_none_or(|(orbits, _)| orbits.iter().any(|o| o.len() > 1)),
-                _ => true,
+    // Each loop that moves its handles makes as many contexts as its rotation's period (a
+    // loop that is no permutation counts as 2).
+    let periods: Vec<u64> = top
+        .iter()
+        .filter_map(|&s| match &k.stmts[s].kind {
+            StmtKind::For(f) => match permutation(k, s, f) {
+                Some((orbits, _)) => {
+                    let q = rotation_period(&orbits).unwrap_or(u64::MAX);
+                    (q > 1).then_some(q)
+                }
+                None => Some(2),
+            },
+            _ => Some(2),
+        })
+        .collect();
+    // A small kernel's verifier run keeps up to 192 contexts apart when it looks again (see
+    // syncopt-verify's retry limits), so more such loops are told apart there; the 1M
+    // kernel has hundreds of them and no affordable retry.
+    let fits = if k.stmts.len() <= TOP_SMALL_KERNEL {
+        periods
+            .iter()
+            .try_fold(1u64, |p, &q| {
+                p.checked_mul(q).filter(|&p| p <= TOP_SMALL_CONTEXTS)
             })
-            .count();
-    if moving > TOP_MAX {
+            .is_some()
+    } else {
+        periods.len() <= TOP_MAX
+    };
+    if !fits {
         top.clear();
     }
     LoopInfo { trips, top }
 }
 
 /// Most loops inside no loop, with handles and an unknown trip count, whose results are told
-/// apart (`LoopInfo::top`).
+/// apart (`LoopInfo::top`), in a kernel of more than `TOP_SMALL_KERNEL` statements.
 const TOP_MAX: usize = 2;
+/// Statements of a kernel whose top-level loops' contexts may multiply up to
+/// `TOP_SMALL_CONTEXTS` (instead of `TOP_MAX` loops).
+const TOP_SMALL_KERNEL: usize = 5_000;
+const TOP_SMALL_CONTEXTS: u64 = 16;
 
 /// The exact loops of `exact_loops`, with their trip counts.
 fn exact_trips(k: &Kernel) -> BTreeMap<StmtId, u64> {

@@ -1430,9 +1430,10 @@ fn inner_loop_of_outer_handles_rotates() {
 /// `gen --ops 100 --seed 42 / 44 --target gfx950`, reduced: the results of a rotating loop
 /// with an unknown trip count are its initial values permuted, never two the same buffer; the
 /// loop runs once (inside no loop), so a read of one and a write of the other need no barrier.
-/// The verifier tells them apart by the parity of the trip count (a context each): with more
-/// than two such loops it merges contexts, and the pass does not use the relation (the 1M-op
-/// gfx950 kernel had 211 false races).
+/// The verifier tells them apart by the parity of the trip count (a context each): past its
+/// context limit it merges them, so the pass uses the relation only for at most two such
+/// loops in a large kernel (the 1M-op gfx950 kernel had 211 false races) and 16 contexts in
+/// one of at most 5,000 statements (whose verifier run looks again keeping more apart).
 const RESULTS_OF_UNKNOWN_TRIPS: &str = r#"target gfx950
 kernel @k(%n = 16, %c = 1) waves 2 {
   %A1 = buffer workgroup 8192
@@ -1471,14 +1472,34 @@ kernel @k(%n = 16) waves 2 {
 "#;
     let text = inserted_verified(nested, Target::Gfx950);
     assert!(text.contains("barrier\n    op \"ld\""), "{text}");
-    // Three such loops: the pass gives up the relation, and the barrier stays (this small
-    // kernel still verifies without it: the two unused loops' contexts go).
+    // Five such loops (32 parity contexts, past `TOP_SMALL_CONTEXTS`): the pass gives up
+    // the relation, and the barrier stays (this small kernel still verifies without it: the
+    // unused loops' contexts go).
+    let five = RESULTS_OF_UNKNOWN_TRIPS.replace(
+        "  op \"ds_write\"",
+        &format!("{}  op \"ds_write\"", swapping_loops(4, "%A2", "%A1")),
+    );
+    assert_eq!(barrier_lines(&inserted(&five, Target::Gfx950)), 1);
+    inserted_verified(&five, Target::Gfx950);
+    // Three (8 contexts) in a small kernel: told apart.
     let three = RESULTS_OF_UNKNOWN_TRIPS.replace(
         "  op \"ds_write\"",
-        "  %p, %q = for %j = 0 to %n iter(%g1 = %A2, %g2 = %A1) {\n    yield %g2, %g1\n  }\n  %s, %t = for %m = 0 to %n iter(%g3 = %A2, %g4 = %A1) {\n    yield %g4, %g3\n  }\n  op \"ds_write\"",
+        &format!("{}  op \"ds_write\"", swapping_loops(2, "%A2", "%A1")),
     );
-    assert_eq!(barrier_lines(&inserted(&three, Target::Gfx950)), 1);
-    inserted_verified(&three, Target::Gfx950);
+    assert_eq!(barrier_lines(&inserted_verified(&three, Target::Gfx950)), 0);
+}
+
+/// `n` loops of unknown trips swapping two handles started at `a` and `b`, at the top level
+/// of a kernel with a parameter `%n`.
+fn swapping_loops(n: usize, a: &str, b: &str) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "  %sw{i}a, %sw{i}b = for %sw{i} = 0 to %n iter(%sw{i}x = {a}, %sw{i}y = {b}) {{\n    \
+                 yield %sw{i}y, %sw{i}x\n  }}\n"
+            )
+        })
+        .collect()
 }
 
 /// `gen --ops 100 --seed 36 --target gfx950`, reduced: `ds_read` sits in the else branch of
@@ -1770,11 +1791,16 @@ kernel @k(%n = 16, %c = 1) {
 "#;
     assert_minimal(src, Target::Gfx950, 1);
     assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 1);
-    // With the two loops swapping their handles there are three such loops: the results
-    // are no longer told apart, and the read and the write get a barrier between them.
+    // With the two loops swapping their handles, and two more such loops, there are five
+    // (32 contexts): the results are no longer told apart, and the read and the write get
+    // a barrier between them.
     let moving = src
         .replace("yield %h18, %h19", "yield %h19, %h18")
-        .replace("yield %h21, %h22", "yield %h22, %h21");
+        .replace("yield %h21, %h22", "yield %h22, %h21")
+        .replace(
+            "  for %i17",
+            &format!("{}  for %i17", swapping_loops(2, "%A0", "%A1")),
+        );
     assert_eq!(
         barrier_lines(&inserted_verified(&moving, Target::Gfx950)),
         2
@@ -1945,4 +1971,42 @@ kernel @k(%n = 0, %c = 1) {
     let four = src.replace("slot (%i14 + 1) mod 2", "slot (%i14 + 1) mod 4");
     assert_minimal(&four, Target::Sm90, 2);
     assert_eq!(barrier_lines(&inserted_verified(&four, Target::Sm90)), 2);
+}
+
+/// `gen --ops 100 --seed 103 --target gfx1250`, reduced: three loops of unknown trips swap
+/// two handles each (8 parity contexts for the verifier, which keeps up to 192 apart when it
+/// looks again in a small kernel), so the results `%r16` and `%r17` stay apart: the copy and
+/// the `lds_copy` never meet in one iteration, one signal/wait pair serves both. With five
+/// such loops (32 contexts, past `TOP_SMALL_CONTEXTS`) the relation is not used.
+#[test]
+fn small_kernels_tell_more_results_apart() {
+    let src = r#"target gfx1250
+kernel @k(%n = 0, %c = 1) {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 4096
+  %A2 = buffer workgroup 8192 aliases %A1
+  %G = buffer global 1048576
+  %r11, %r12 = for %i8 = 0 to %n min 1 max 16 iter(%h9 = %A2, %h10 = %A0) {
+    yield %h10, %h9
+  }
+  %r16, %r17 = for %i13 = 0 to %n max 64 iter(%h14 = %A2, %h15 = %A0) {
+    yield %h15, %h14
+  }
+  for %i28 = 0 to %n iter(%h29 = %A0, %h30 = %r16) {
+    op "lds_copy" write %r16, read %r16
+    op "gather_to_lds" async write %r17, read %G[tid * 4 + 2]
+    yield %h30, %h29
+  }
+}
+"#;
+    assert_minimal(src, Target::Gfx1250, 1);
+    let out = inserted_verified(src, Target::Gfx1250);
+    assert_eq!(out.matches("barrier.wait").count(), 1, "{out}");
+    let more = src.replace(
+        "  for %i28",
+        "  %r1, %r2 = for %i1 = 0 to %n iter(%h1 = %A2, %h2 = %A0) {\n    yield %h2, %h1\n  }\n  \
+         %r3, %r4 = for %i2 = 0 to %n iter(%h3 = %A2, %h4 = %A0) {\n    yield %h4, %h3\n  }\n  for %i28",
+    );
+    let out = inserted_verified(&more, Target::Gfx1250);
+    assert_eq!(out.matches("barrier.wait").count(), 2, "{out}");
 }
