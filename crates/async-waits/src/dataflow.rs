@@ -991,16 +991,30 @@ impl<'a> Analysis<'a> {
                     }
                     _ => None,
                 };
+                // A decided branch guards what it issues as the join does (`tag_branch`: the
+                // other branch passes the entry state on), so consumers through the `if`'s
+                // results see this branch's yields (the barrier pass's `Key::br` does too).
+                let guarded = known.is_some() && self.if_loops.contains_key(&s);
                 match known {
                     Some(true) => {
                         let fr = parity(self, true);
-                        return self.block_framed(t, st, fr);
+                        let entry = guarded.then(|| st.clone());
+                        let mut out = self.block_framed(t, st, fr);
+                        if let Some(entry) = entry {
+                            tag_branch(&mut out, &entry, (s, 0));
+                        }
+                        return out;
                     }
                     Some(false) => {
                         return match e {
                             Some(e) => {
                                 let fr = parity(self, false);
-                                self.block_framed(e, st, fr)
+                                let entry = guarded.then(|| st.clone());
+                                let mut out = self.block_framed(e, st, fr);
+                                if let Some(entry) = entry {
+                                    tag_branch(&mut out, &entry, (s, 1));
+                                }
+                                out
                             }
                             None => st,
                         }

@@ -317,3 +317,31 @@ fn quiet_only_after_barriers(src: &str, t: Target) {
     assert_eq!(warnings(src, t, true), Vec::<String>::new());
     assert!(!warnings(src, t, false).is_empty());
 }
+
+/// `gen --ops 100 --seed 195 --target gfx950`, reduced: the `if` on `%i10` is decided in each
+/// iteration of the exactly run loop; the copy the then branch issues is guarded by that
+/// branch as at a join, so `ds_write` through `%x11` (`%A0` there) does not use it and the
+/// barrier pass's single barrier draws no "run shared-barriers first".
+#[test]
+fn a_decided_branch_guards_its_copies() {
+    let src = "target gfx950
+
+kernel @k(%n = 0, %c = 1) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A2 = buffer workgroup 8192
+  %G = buffer global 1048576
+  for %i10 = 0 to 16 step 4 {
+    %x11 = if uniform %i10 < 2 {
+      op \"gather_to_lds\" async write %A2, read %G
+      yield %A0
+    } else {
+      yield %A2
+    }
+    op \"ds_write_b128\" write %x11
+  }
+}
+";
+    assert!(warnings(src, Target::Gfx950, true).is_empty());
+    // The same copy left unguarded (no barrier pass): the warning is alive.
+    assert!(!warnings(src, Target::Gfx950, false).is_empty());
+}

@@ -1010,10 +1010,10 @@ impl<'k> Ctx<'k> {
             self.res_forms
                 .binary_search_by_key(&(d, lp, k.res as u32), |x| x.0)
                 .map_or(d, |i| self.res_forms[i].1)
-        } else if k.br != NO_BR && !k.asy && !self.asy[a as usize] {
+        } else if k.br != NO_BR {
             // The branch the path took at the last `if` with results (`Key::br`): both
-            // forms bound the access, so a conflict needs both. (Not with an async copy on
-            // either side: async-waits compares `if` results unbound.)
+            // forms bound the access, so a conflict needs both. Async copies too: async-waits
+            // guards a copy by the branch that issued it, decided branches included.
             if let Ok(i) = self.br_forms.binary_search_by_key(&a, |x| x.0) {
                 let (_, s, forms) = self.br_forms[i];
                 if k.br >> 1 == s.index() as u32

@@ -2010,3 +2010,43 @@ kernel @k(%n = 0, %c = 1) {
     let out = inserted_verified(&more, Target::Gfx1250);
     assert_eq!(out.matches("barrier.wait").count(), 2, "{out}");
 }
+
+/// `gen --ops 100 --seed 178 / 195 --target gfx950`, reduced: an async copy in one branch of
+/// an `if` with results meets the accesses through the results in that branch's form too
+/// (`Key::br`), as async-waits guards a copy by the branch that issued it (a branch decided
+/// in an iteration it runs exactly included): the copy of `%A2` never meets `ds_write` of
+/// `%x11` (`%A0` in that branch), so one barrier (the writes of two iterations), not two.
+#[test]
+fn async_copies_follow_the_branch_taken() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A2 = buffer workgroup 8192
+  %G = buffer global 1048576
+  for %i10 = 0 to 16 step 4 {
+    %x11 = if uniform %i10 < 2 {
+      op "gather_to_lds" async write %A2, read %G
+      yield %A0
+    } else {
+      yield %A2
+    }
+    op "ds_write_b128" write %x11
+  }
+  op "ds_read_b128" read %A0[512:1536]
+}
+"#;
+    assert_minimal(src, Target::Gfx950, 1);
+    assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 1);
+    // With the copy in the else branch it meets the write of `%A2` after it: two.
+    let other = src
+        .replace(
+            "      op \"gather_to_lds\" async write %A2, read %G\n      yield %A0",
+            "      yield %A0",
+        )
+        .replace(
+            "      yield %A2\n",
+            "      op \"gather_to_lds\" async write %A2, read %G\n      yield %A2\n",
+        );
+    assert_minimal(&other, Target::Gfx950, 2);
+    assert_eq!(barrier_lines(&inserted_verified(&other, Target::Gfx950)), 2);
+}
