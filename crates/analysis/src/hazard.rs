@@ -720,6 +720,84 @@ impl Accesses {
         out
     }
 
+    /// `residue_forms` for loops `loops` that are not the innermost loop with handles around
+    /// the branch: the descriptors through handles of a loop inside one of them (or of the
+    /// loop itself), with that loop's handles bound to each residue's values (an inner loop
+    /// started from them follows). Keyed and sorted as `residue_forms`. Used by the barrier
+    /// pass for the accesses made in the current iteration of an inner loop with handles
+    /// when a branch on the outer loop's variable is entered.
+    pub fn nested_residue_forms(
+        &mut self,
+        k: &Kernel,
+        loops: &[(StmtId, u64)],
+    ) -> Vec<((u32, u32, u32), u32)> {
+        let mut out: Vec<((u32, u32, u32), u32)> = Vec::new();
+        if loops.is_empty() {
+            return out;
+        }
+        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
+        // The innermost loop around each statement.
+        let mut around = vec![u32::MAX; k.stmts.len()];
+        let mut stack = vec![(k.body, u32::MAX)];
+        while let Some((b, lp)) = stack.pop() {
+            for &s in &k.blocks[b].stmts {
+                around[s.index()] = lp;
+                match &k.stmts[s].kind {
+                    StmtKind::For(f) => stack.push((f.body, s.index() as u32)),
+                    kind => stack.extend(kind.child_blocks().into_iter().map(|c| (c, lp))),
+                }
+            }
+        }
+        let inside = |mut h: u32, lp: u32| {
+            while h != u32::MAX {
+                if h == lp {
+                    return true;
+                }
+                h = around[h as usize];
+            }
+            false
+        };
+        let mut loops = loops.to_vec();
+        loops.sort_unstable();
+        let n0 = self.descs.len();
+        let mut intern: FxMap<Desc, u32> = FxMap::default();
+        let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        for d in 0..n0 {
+            let Some(src) = self.descs[d].bind.as_deref().cloned() else {
+                continue;
+            };
+            let hs: Vec<u32> = self.descs[d]
+                .regions
+                .iter()
+                .filter_map(|r| r.handle.map(|h| h.0.index() as u32))
+                .collect();
+            let mine: Vec<(StmtId, u64)> = loops
+                .iter()
+                .copied()
+                .filter(|&(lp, _)| hs.iter().any(|&h| inside(h, lp.index() as u32)))
+                .collect();
+            let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
+            for (lp, q) in mine {
+                for res in 0..q {
+                    let Some(nd) = bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, res)
+                    else {
+                        continue;
+                    };
+                    if nd == self.descs[d] {
+                        continue;
+                    }
+                    let id = self.intern_in(&mut intern, nd);
+                    out.push(((d as u32, lp.index() as u32, res as u32), id));
+                }
+            }
+        }
+        if self.iv_forms.len() < self.descs.len() {
+            self.iv_forms.resize(self.descs.len(), Vec::new());
+        }
+        out.sort_unstable();
+        out
+    }
+
     /// Accesses through the results of a uniform `if` (a view of one, or one itself): per
     /// access, the `if` and its descriptor with the results taken from the then branch and
     /// from the else branch alone, as (access, `if`, [then form, else form]), sorted. An

@@ -560,6 +560,14 @@ struct Ctx<'k> {
     /// (descriptor, loop index, residue) -> the descriptor with that loop's handles bound to
     /// that residue's values (`Accesses::residue_forms`), sorted.
     res_forms: Vec<((u32, u32, u32), u32)>,
+    /// Uniform `if`s on the variable of a loop `Key::res` could follow (`res_loops`) that is
+    /// not the innermost loop with handles around them but encloses it: (if, loop, residue
+    /// of the then branch, of the else branch), sorted (`Sim::enter_outer_branch`).
+    outer_res: Vec<(u32, u32, u8, u8)>,
+    /// (descriptor, loop, residue) -> the descriptor with that loop's handles, and those of
+    /// the loops inside it started from them, bound to that residue's values
+    /// (`Accesses::nested_residue_forms`), sorted.
+    outer_forms: Vec<((u32, u32, u32), u32)>,
     /// Per access through the results of a uniform `if`: that `if` and the access's
     /// descriptor with the results of its then and else branch (`Accesses::branch_forms`),
     /// sorted by access.
@@ -773,6 +781,8 @@ impl<'k> Ctx<'k> {
             res_forms,
             br_forms,
             br_if,
+            outer_res: Vec::new(),
+            outer_forms: Vec::new(),
             // Only AMD waves are lockstep (see `Target::lockstep_threads`).
             wave: target.lockstep_threads(),
             threads,
@@ -870,6 +880,31 @@ impl<'k> Ctx<'k> {
             }
             c.op_res = op_res;
             c.if_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops);
+            c.outer_res = outer_branch_residues(k, &c.inner_loop, &block_of, &c.res_loops);
+            if !c.outer_res.is_empty() {
+                let mut loops: Vec<(StmtId, u64)> = c
+                    .outer_res
+                    .iter()
+                    .filter_map(|&(_, lp, _, _)| {
+                        let lp = StmtId::new(lp as usize);
+                        c.res_period(lp).map(|q| (lp, u64::from(q)))
+                    })
+                    .collect();
+                loops.sort_unstable();
+                loops.dedup();
+                c.outer_forms = c.acc.nested_residue_forms(k, &loops);
+                // The new descriptors' root masks and unbound forms (themselves: they stand
+                // for accesses not rebound otherwise).
+                for d in c.dmask.len()..c.acc.descs.len() {
+                    let dd = &c.acc.descs[d];
+                    let m = dd
+                        .regions
+                        .iter()
+                        .fold(0u64, |m, r| m | 1u64 << (r.root % 64));
+                    c.dmask.push((m, dd.mode != Mode::Read));
+                    c.unbound_of.push(d as u32);
+                }
+            }
         }
         let mut async_desc = vec![false; c.acc.descs.len()];
         let mut async_loose = vec![false; c.acc.descs.len()];
@@ -2187,6 +2222,33 @@ impl<'c, 'k> Sim<'c, 'k> {
         recycle(old);
     }
 
+    /// Entering a branch that runs only in iterations of residue `r` of loop `lp`, which
+    /// encloses the innermost loop with handles around it: the pending accesses made in the
+    /// current iteration of that inner loop (as `enter_branch` takes them) are in the current
+    /// iteration of `lp` too, so their handles of `lp` (and of the loops inside it started
+    /// from them) held that residue's values (seed 85). `Key::res` is about the inner loop
+    /// and stays as it is.
+    fn enter_outer_branch(&self, st: &mut State, lp: u32, r: u8) {
+        let c = self.c;
+        let fits = |k: &Key| k.res == NO_RES && k.carried == 0 && !k.first && !k.back && !k.asy;
+        if r == NO_RES || !st.m.keys().any(fits) {
+            return;
+        }
+        let old = st.m.take();
+        for &(mut k, (s, a)) in &old {
+            if fits(&k) {
+                if let Ok(i) = c
+                    .outer_forms
+                    .binary_search_by_key(&(k.desc, lp, r as u32), |x| x.0)
+                {
+                    k.desc = c.outer_forms[i].1;
+                }
+            }
+            st.insert(k, s, a);
+        }
+        recycle(old);
+    }
+
     /// The branch a uniform `if` takes when its condition depends only on induction
     /// variables with known values (`Sim::fixed`).
     fn decided(&self, d: &IfData) -> Option<bool> {
@@ -2217,9 +2279,19 @@ impl<'c, 'k> Sim<'c, 'k> {
                 .ok()?;
             Some(c.if_res[i])
         });
+        let outer = s.and_then(|s| {
+            let i = c
+                .outer_res
+                .binary_search_by_key(&(s.index() as u32), |x| x.0)
+                .ok()?;
+            Some(c.outer_res[i])
+        });
         let branch = |me: &Self, mut st: State, then: bool| {
             if let Some((_, lp, rt, re)) = res {
                 me.enter_branch(&mut st, lp, if then { rt } else { re });
+            }
+            if let Some((_, lp, rt, re)) = outer {
+                me.enter_outer_branch(&mut st, lp, if then { rt } else { re });
             }
             st
         };
@@ -2264,6 +2336,82 @@ impl<'c, 'k> Sim<'c, 'k> {
         out.join(&o2);
         out
     }
+}
+
+/// `Ctx::outer_res`: as `branch_residues`, for the `if`s whose innermost loop with handles is
+/// not the condition's loop but lies inside it.
+fn outer_branch_residues(
+    k: &Kernel,
+    inner_loop: &[u32],
+    block_of: &[u32],
+    res_loops: &[(StmtId, u8)],
+) -> Vec<(u32, u32, u8, u8)> {
+    let mut out = Vec::new();
+    for (s, d) in k.stmts.iter() {
+        let StmtKind::If(i) = &d.kind else {
+            continue;
+        };
+        let (syncopt_ir::Uniformity::Uniform, [(syncopt_ir::Var::Value(iv), _)]) =
+            (i.uniformity, i.cond.expr.terms.as_slice())
+        else {
+            continue;
+        };
+        let syncopt_ir::ValueKind::Iv(lp) = k.values[*iv].kind else {
+            continue;
+        };
+        let b = block_of[s.index()];
+        if b == u32::MAX {
+            continue;
+        }
+        let inner = inner_loop[b as usize];
+        if inner == u32::MAX || inner == lp.index() as u32 {
+            continue;
+        }
+        // `lp` must enclose the inner loop.
+        let mut x = inner;
+        let mut found = false;
+        while x != u32::MAX {
+            if x == lp.index() as u32 {
+                found = true;
+                break;
+            }
+            let xb = block_of[x as usize];
+            x = if xb == u32::MAX {
+                u32::MAX
+            } else {
+                match k.blocks[syncopt_ir::BlockId::new(xb as usize)].parent {
+                    Some(p) => p.index() as u32,
+                    None => u32::MAX,
+                }
+            };
+        }
+        if !found {
+            continue;
+        }
+        let Ok(q) = res_loops
+            .binary_search_by_key(&lp, |x| x.0)
+            .map(|j| res_loops[j].1)
+        else {
+            continue;
+        };
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            continue;
+        };
+        let syncopt_ir::Bound::Const(lo) = f.lo else {
+            continue;
+        };
+        let only = |v: bool| {
+            syncopt_analysis::hazard::residue_where(&i.cond, v, lo, f.step, u64::from(q))
+                .and_then(|r| u8::try_from(r).ok())
+                .filter(|&r| r < OLD_RES)
+                .unwrap_or(NO_RES)
+        };
+        let (rt, re) = (only(true), only(false));
+        if rt != NO_RES || re != NO_RES {
+            out.push((s.index() as u32, lp.index() as u32, rt, re));
+        }
+    }
+    out
 }
 
 /// `Ctx::if_res`: each uniform `if` on the induction variable alone of a loop `Key::res`

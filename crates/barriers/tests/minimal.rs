@@ -2050,3 +2050,36 @@ kernel @k(%n = 0, %c = 1) waves 4 {
     assert_minimal(&other, Target::Gfx950, 2);
     assert_eq!(barrier_lines(&inserted_verified(&other, Target::Gfx950)), 2);
 }
+
+/// `gen --ops 100 --seed 85 --target gfx950`, reduced: the branch on `%i18` sits inside the
+/// inner loop `%i21` (its own handles), whose `%h23` starts from `%i18`'s `%h19`. In the odd
+/// iterations of `%i18` `%h19` is `%A0`, so the write through `%h23` (`%A2` or `%A0`), made in
+/// the current iteration of `%i21` and so of `%i18`, never meets the read of `%A1`: one
+/// barrier (the writes of two inner iterations), not one on each side of the read.
+#[test]
+fn a_branch_on_an_outer_loop_binds_inner_handles() {
+    let src = r#"target gfx950
+kernel @k(%n = 3, %c = 1) {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 6144
+  %A2 = buffer workgroup 3072
+  %v9 = view %A1[0:3072]
+  for %i18 = 0 to 2 iter(%h19 = %v9, %h20 = %A0) {
+    %r24, %r25 = for %i21 = 0 to 16 step 4 iter(%h22 = %h19, %h23 = %A2) {
+      op "ds_write" write %h23
+      if uniform (%i18 + 1) mod 2 == 0 {
+        op "ds_read" read %A1
+      }
+      yield %h23, %h22
+    }
+    yield %h20, %h19
+  }
+}
+"#;
+    assert_minimal(src, Target::Gfx950, 1);
+    assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 1);
+    // In the even iterations `%h19` is `%v9`, part of `%A1`: a barrier on each side.
+    let even = src.replace("(%i18 + 1) mod 2", "%i18 mod 2");
+    assert_minimal(&even, Target::Gfx950, 2);
+    assert_eq!(barrier_lines(&inserted_verified(&even, Target::Gfx950)), 2);
+}
