@@ -627,6 +627,27 @@ impl Accesses {
         id
     }
 
+    /// A new descriptor `nd` standing for `old` (one per pair: never shared with an access
+    /// that is not rebound), recorded in `orig` as (new, old).
+    fn intern_rebound(
+        &mut self,
+        map: &mut FxMap<(Desc, u32), u32>,
+        nd: Desc,
+        old: u32,
+        orig: &mut Vec<(u32, u32)>,
+    ) -> u32 {
+        let key = (nd, old);
+        if let Some(&id) = map.get(&key) {
+            return id;
+        }
+        let id = self.descs.len() as u32;
+        self.descs.push(key.0.clone());
+        self.binds.push(Vec::new());
+        orig.push((id, old));
+        map.insert(key, id);
+        id
+    }
+
     /// The ops that run only in iterations of one residue of a loop with rotating handles
     /// (inside `if uniform (%i + c) mod m == r`, as `bind_parity` finds them): (op, loop,
     /// residue of the iteration number modulo the handles' period, that period). What such an
@@ -667,6 +688,31 @@ impl Accesses {
         k: &Kernel,
         loops: &[(StmtId, u64)],
     ) -> Vec<((u32, u32, u32), u32)> {
+        self.forms_in_residues(k, loops, false)
+    }
+
+    /// `residue_forms` for loops `loops` that are not the innermost loop with handles around
+    /// the branch: the descriptors through handles of a loop inside one of them (or of the
+    /// loop itself), with that loop's handles bound to each residue's values (an inner loop
+    /// started from them follows); only forms that differ. Keyed and sorted as
+    /// `residue_forms`. Used by the barrier pass for the accesses made in the current
+    /// iteration of an inner loop with handles when a branch on the outer loop's variable is
+    /// entered.
+    pub fn nested_residue_forms(
+        &mut self,
+        k: &Kernel,
+        loops: &[(StmtId, u64)],
+    ) -> Vec<((u32, u32, u32), u32)> {
+        self.forms_in_residues(k, loops, true)
+    }
+
+    /// `residue_forms` (`nested`: `nested_residue_forms`).
+    fn forms_in_residues(
+        &mut self,
+        k: &Kernel,
+        loops: &[(StmtId, u64)],
+        nested: bool,
+    ) -> Vec<((u32, u32, u32), u32)> {
         let mut out: Vec<((u32, u32, u32), u32)> = Vec::new();
         if loops.is_empty() {
             return out;
@@ -675,76 +721,17 @@ impl Accesses {
         if self.binds.len() < self.descs.len() {
             self.binds.resize(self.descs.len(), Vec::new());
         }
-        let n0 = self.descs.len();
-        let mut intern: FxMap<Desc, u32> = FxMap::default();
-        let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
-        let mut loops = loops.to_vec();
-        loops.sort_unstable();
-        for d in 0..n0 {
-            let Some(src) = self.descs[d].bind.as_deref().cloned() else {
-                continue;
-            };
-            // The descriptor's handle loops that are among `loops`.
-            let mut mine: Vec<(StmtId, u64)> = self.descs[d]
-                .regions
-                .iter()
-                .filter_map(|r| r.handle.map(|h| h.0))
-                .filter_map(|lp| {
-                    loops
-                        .binary_search_by_key(&lp, |x| x.0)
-                        .ok()
-                        .map(|i| loops[i])
-                })
-                .collect();
-            if mine.is_empty() {
-                continue;
-            }
-            mine.sort_unstable();
-            mine.dedup();
-            let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
-            for (lp, q) in mine {
-                for res in 0..q {
-                    let Some(nd) = bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, res)
-                    else {
-                        continue;
-                    };
-                    let id = self.intern_in(&mut intern, nd);
-                    out.push(((d as u32, lp.index() as u32, res as u32), id));
-                }
-            }
-        }
-        if self.iv_forms.len() < self.descs.len() {
-            self.iv_forms.resize(self.descs.len(), Vec::new());
-        }
-        out.sort_unstable();
-        out
-    }
-
-    /// `residue_forms` for loops `loops` that are not the innermost loop with handles around
-    /// the branch: the descriptors through handles of a loop inside one of them (or of the
-    /// loop itself), with that loop's handles bound to each residue's values (an inner loop
-    /// started from them follows). Keyed and sorted as `residue_forms`. Used by the barrier
-    /// pass for the accesses made in the current iteration of an inner loop with handles
-    /// when a branch on the outer loop's variable is entered.
-    pub fn nested_residue_forms(
-        &mut self,
-        k: &Kernel,
-        loops: &[(StmtId, u64)],
-    ) -> Vec<((u32, u32, u32), u32)> {
-        let mut out: Vec<((u32, u32, u32), u32)> = Vec::new();
-        if loops.is_empty() {
-            return out;
-        }
-        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
-        // The innermost loop around each statement.
-        let mut around = vec![u32::MAX; k.stmts.len()];
-        let mut stack = vec![(k.body, u32::MAX)];
-        while let Some((b, lp)) = stack.pop() {
-            for &s in &k.blocks[b].stmts {
-                around[s.index()] = lp;
-                match &k.stmts[s].kind {
-                    StmtKind::For(f) => stack.push((f.body, s.index() as u32)),
-                    kind => stack.extend(kind.child_blocks().into_iter().map(|c| (c, lp))),
+        // The innermost loop around each statement (`nested` only).
+        let mut around = vec![u32::MAX; if nested { k.stmts.len() } else { 0 }];
+        if nested {
+            let mut stack = vec![(k.body, u32::MAX)];
+            while let Some((b, lp)) = stack.pop() {
+                for &s in &k.blocks[b].stmts {
+                    around[s.index()] = lp;
+                    match &k.stmts[s].kind {
+                        StmtKind::For(f) => stack.push((f.body, s.index() as u32)),
+                        kind => stack.extend(kind.child_blocks().into_iter().map(|c| (c, lp))),
+                    }
                 }
             }
         }
@@ -757,24 +744,33 @@ impl Accesses {
             }
             false
         };
-        let mut loops = loops.to_vec();
-        loops.sort_unstable();
         let n0 = self.descs.len();
         let mut intern: FxMap<Desc, u32> = FxMap::default();
         let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        let mut loops = loops.to_vec();
+        loops.sort_unstable();
         for d in 0..n0 {
             let Some(src) = self.descs[d].bind.as_deref().cloned() else {
                 continue;
             };
-            let hs: Vec<u32> = self.descs[d]
+            let handles: Vec<StmtId> = self.descs[d]
                 .regions
                 .iter()
-                .filter_map(|r| r.handle.map(|h| h.0.index() as u32))
+                .filter_map(|r| r.handle.map(|h| h.0))
                 .collect();
+            // The loops of `loops` the descriptor's handles belong to (or lie inside).
             let mine: Vec<(StmtId, u64)> = loops
                 .iter()
                 .copied()
-                .filter(|&(lp, _)| hs.iter().any(|&h| inside(h, lp.index() as u32)))
+                .filter(|&(lp, _)| {
+                    handles.iter().any(|&h| {
+                        if nested {
+                            inside(h.index() as u32, lp.index() as u32)
+                        } else {
+                            h == lp
+                        }
+                    })
+                })
                 .collect();
             let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
             for (lp, q) in mine {
@@ -783,7 +779,7 @@ impl Accesses {
                     else {
                         continue;
                     };
-                    if nd == self.descs[d] {
+                    if nested && nd == self.descs[d] {
                         continue;
                     }
                     let id = self.intern_in(&mut intern, nd);
@@ -841,7 +837,6 @@ impl Accesses {
         let mut resolvers: BTreeMap<(StmtId, usize), Resolver> = BTreeMap::new();
         let mut intern: FxMap<Desc, u32> = FxMap::default();
         // Most such effects repeat one seen before (as in `describe`).
-        type SelKey = (ValueId, u8, (i64, i64), u64);
         let mut seen: FxMap<SelKey, Vec<(Selector, [u32; 2])>> = FxMap::default();
         for (s, tids) in ops {
             if !relevant(s) {
@@ -868,16 +863,8 @@ impl Accesses {
                     continue;
                 };
                 let mode = self.accesses[a as usize].mode;
-                let key: SelKey = (
-                    e.mem.value,
-                    mode as u8,
-                    th.unwrap_or((i64::MIN, i64::MIN)),
-                    sel_hash(&e.mem.sel),
-                );
-                let known = seen
-                    .get(&key)
-                    .and_then(|v| v.iter().find(|x| x.0 == e.mem.sel).map(|x| x.1));
-                if let Some(forms) = known {
+                let key = sel_key(e, mode, th);
+                if let Some(forms) = seen_before(&seen, &key, &e.mem.sel) {
                     if forms.iter().all(|&f| f != u32::MAX) {
                         out.push((a, st, forms));
                     }
@@ -982,18 +969,7 @@ impl Accesses {
                 if !own && nd == *desc {
                     continue;
                 }
-                let key = (nd, d as u32);
-                let id = match intern.get(&key) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.descs.len() as u32;
-                        self.descs.push(key.0.clone());
-                        self.binds.push(Vec::new());
-                        orig.push((id, d as u32));
-                        intern.insert(key, id);
-                        id
-                    }
-                };
+                let id = self.intern_rebound(&mut intern, nd, d as u32, &mut orig);
                 self.accesses[a as usize].desc = id;
             }
         }
@@ -1027,18 +1003,7 @@ impl Accesses {
                     done.insert((d, set), d);
                     continue;
                 }
-                let key = (nd, old);
-                let id = match intern.get(&key) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.descs.len() as u32;
-                        self.descs.push(key.0.clone());
-                        self.binds.push(Vec::new());
-                        orig.push((id, old));
-                        intern.insert(key, id);
-                        id
-                    }
-                };
+                let id = self.intern_rebound(&mut intern, nd, old, &mut orig);
                 done.insert((d, set), id);
                 self.accesses[a as usize].desc = id;
             }
@@ -1160,18 +1125,7 @@ impl Accesses {
                 let fixed = residue_slot_form(&self.descs[d as usize], iv, c, v, lo, f.step);
                 let id = match fixed {
                     Some(nd) if nd != self.descs[d as usize] => {
-                        let key2 = (nd, d);
-                        match intern.get(&key2) {
-                            Some(&id) => id,
-                            None => {
-                                let id = self.descs.len() as u32;
-                                self.descs.push(key2.0.clone());
-                                self.binds.push(Vec::new());
-                                out.push((id, d));
-                                intern.insert(key2, id);
-                                id
-                            }
-                        }
+                        self.intern_rebound(&mut intern, nd, d, &mut out)
                     }
                     _ => d,
                 };
@@ -1608,6 +1562,30 @@ struct Part {
     ops: Vec<(StmtId, u32, u32)>,
 }
 
+/// An effect's memory value, mode, threads and selector hash: effects that repeat one seen
+/// before are looked up by it (`describe`, `Accesses::branch_forms`), the selectors kept to
+/// compare.
+type SelKey = (ValueId, u8, (i64, i64), u64);
+
+fn sel_key(e: &syncopt_ir::Effect, mode: Mode, th: Option<(i64, i64)>) -> SelKey {
+    (
+        e.mem.value,
+        mode as u8,
+        th.unwrap_or((i64::MIN, i64::MIN)),
+        sel_hash(&e.mem.sel),
+    )
+}
+
+/// What `seen` holds for an effect of key `key` and selector `sel`.
+fn seen_before<T: Copy>(
+    seen: &FxMap<SelKey, Vec<(Selector, T)>>,
+    key: &SelKey,
+    sel: &Selector,
+) -> Option<T> {
+    seen.get(key)
+        .and_then(|v| v.iter().find(|x| x.0 == *sel).map(|x| x.1))
+}
+
 fn describe(
     k: &Kernel,
     threads: Option<u64>,
@@ -1624,7 +1602,6 @@ fn describe(
     // Most effects repeat a (memory value, mode, selector, threads) seen before: their
     // descriptor is looked up without resolving regions or building a `Desc`. Keyed by a
     // hash of the selector, with the selectors themselves kept to compare.
-    type SelKey = (ValueId, u8, (i64, i64), u64);
     let mut seen: FxMap<SelKey, Vec<(Selector, u32)>> = FxMap::default();
     for &(s, tids) in ops {
         let StmtKind::Op(op) = &k.stmts[s].kind else {
@@ -1639,16 +1616,8 @@ fn describe(
                 AccessKind::Atomic => Mode::Atomic,
             };
             let th = threads.map(|t| (tids.0.max(0), tids.1.min(t as i64)));
-            let key: SelKey = (
-                e.mem.value,
-                mode as u8,
-                th.unwrap_or((i64::MIN, i64::MIN)),
-                sel_hash(&e.mem.sel),
-            );
-            let known = seen
-                .get(&key)
-                .and_then(|v| v.iter().find(|x| x.0 == e.mem.sel).map(|x| x.1));
-            let id = match known {
+            let key = sel_key(e, mode, th);
+            let id = match seen_before(&seen, &key, &e.mem.sel) {
                 Some(u32::MAX) => continue,
                 Some(id) => id,
                 None => {

@@ -879,8 +879,8 @@ impl<'k> Ctx<'k> {
                 }
             }
             c.op_res = op_res;
-            c.if_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops);
-            c.outer_res = outer_branch_residues(k, &c.inner_loop, &block_of, &c.res_loops);
+            c.if_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops, false);
+            c.outer_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops, true);
             if !c.outer_res.is_empty() {
                 let mut loops: Vec<(StmtId, u64)> = c
                     .outer_res
@@ -2338,13 +2338,35 @@ impl<'c, 'k> Sim<'c, 'k> {
     }
 }
 
-/// `Ctx::outer_res`: as `branch_residues`, for the `if`s whose innermost loop with handles is
-/// not the condition's loop but lies inside it.
-fn outer_branch_residues(
+/// Whether loop `lp` encloses statement `x` (an index), by the blocks' parents.
+fn encloses(k: &Kernel, block_of: &[u32], lp: StmtId, x: u32) -> bool {
+    let mut x = x;
+    while x != u32::MAX {
+        if x == lp.index() as u32 {
+            return true;
+        }
+        let xb = block_of[x as usize];
+        if xb == u32::MAX {
+            return false;
+        }
+        x = k.blocks[BlockId::new(xb as usize)]
+            .parent
+            .map_or(u32::MAX, |p| p.index() as u32);
+    }
+    false
+}
+
+/// `Ctx::if_res`: each uniform `if` on the induction variable alone of a loop `Key::res`
+/// follows (`res_loops`, the innermost such loop around the `if`, constant start), with the
+/// residue (iteration number modulo the handles' period) each branch runs in, when it runs
+/// in one only. `outer`: `Ctx::outer_res`, the `if`s whose innermost loop with handles is not
+/// the condition's loop but lies inside it.
+fn branch_residues(
     k: &Kernel,
     inner_loop: &[u32],
     block_of: &[u32],
     res_loops: &[(StmtId, u8)],
+    outer: bool,
 ) -> Vec<(u32, u32, u8, u8)> {
     let mut out = Vec::new();
     for (s, d) in k.stmts.iter() {
@@ -2364,81 +2386,12 @@ fn outer_branch_residues(
             continue;
         }
         let inner = inner_loop[b as usize];
-        if inner == u32::MAX || inner == lp.index() as u32 {
-            continue;
-        }
-        // `lp` must enclose the inner loop.
-        let mut x = inner;
-        let mut found = false;
-        while x != u32::MAX {
-            if x == lp.index() as u32 {
-                found = true;
-                break;
-            }
-            let xb = block_of[x as usize];
-            x = if xb == u32::MAX {
-                u32::MAX
-            } else {
-                match k.blocks[syncopt_ir::BlockId::new(xb as usize)].parent {
-                    Some(p) => p.index() as u32,
-                    None => u32::MAX,
-                }
-            };
-        }
-        if !found {
-            continue;
-        }
-        let Ok(q) = res_loops
-            .binary_search_by_key(&lp, |x| x.0)
-            .map(|j| res_loops[j].1)
-        else {
-            continue;
+        let fits = if outer {
+            inner != u32::MAX && inner != lp.index() as u32 && encloses(k, block_of, lp, inner)
+        } else {
+            inner == lp.index() as u32
         };
-        let StmtKind::For(f) = &k.stmts[lp].kind else {
-            continue;
-        };
-        let syncopt_ir::Bound::Const(lo) = f.lo else {
-            continue;
-        };
-        let only = |v: bool| {
-            syncopt_analysis::hazard::residue_where(&i.cond, v, lo, f.step, u64::from(q))
-                .and_then(|r| u8::try_from(r).ok())
-                .filter(|&r| r < OLD_RES)
-                .unwrap_or(NO_RES)
-        };
-        let (rt, re) = (only(true), only(false));
-        if rt != NO_RES || re != NO_RES {
-            out.push((s.index() as u32, lp.index() as u32, rt, re));
-        }
-    }
-    out
-}
-
-/// `Ctx::if_res`: each uniform `if` on the induction variable alone of a loop `Key::res`
-/// follows (`res_loops`, the innermost such loop around the `if`, constant start), with the
-/// residue (iteration number modulo the handles' period) each branch runs in, when it runs
-/// in one only.
-fn branch_residues(
-    k: &Kernel,
-    inner_loop: &[u32],
-    block_of: &[u32],
-    res_loops: &[(StmtId, u8)],
-) -> Vec<(u32, u32, u8, u8)> {
-    let mut out = Vec::new();
-    for (s, d) in k.stmts.iter() {
-        let StmtKind::If(i) = &d.kind else {
-            continue;
-        };
-        let (syncopt_ir::Uniformity::Uniform, [(syncopt_ir::Var::Value(iv), _)]) =
-            (i.uniformity, i.cond.expr.terms.as_slice())
-        else {
-            continue;
-        };
-        let syncopt_ir::ValueKind::Iv(lp) = k.values[*iv].kind else {
-            continue;
-        };
-        let b = block_of[s.index()];
-        if b == u32::MAX || inner_loop[b as usize] != lp.index() as u32 {
+        if !fits {
             continue;
         }
         let Ok(q) = res_loops
