@@ -739,17 +739,7 @@ impl<'k> Ctx<'k> {
         for (new, old) in rebound {
             unbound_of[new as usize] = unbound_of[old as usize];
         }
-        let dmask = acc
-            .descs
-            .iter()
-            .map(|d| {
-                let m = d
-                    .regions
-                    .iter()
-                    .fold(0u64, |m, r| m | 1u64 << (r.root % 64));
-                (m, d.mode != Mode::Read)
-            })
-            .collect();
+        let dmask = acc.descs.iter().map(desc_mask).collect();
         let mut allowed = vec![false; k.blocks.len()];
         let mut stage_loop = vec![false; k.stmts.len()];
         let mut summary = vec![Vec::new(); k.stmts.len()];
@@ -896,12 +886,7 @@ impl<'k> Ctx<'k> {
                 // The new descriptors' root masks and unbound forms (themselves: they stand
                 // for accesses not rebound otherwise).
                 for d in c.dmask.len()..c.acc.descs.len() {
-                    let dd = &c.acc.descs[d];
-                    let m = dd
-                        .regions
-                        .iter()
-                        .fold(0u64, |m, r| m | 1u64 << (r.root % 64));
-                    c.dmask.push((m, dd.mode != Mode::Read));
+                    c.dmask.push(desc_mask(&c.acc.descs[d]));
                     c.unbound_of.push(d as u32);
                 }
             }
@@ -2336,6 +2321,15 @@ impl<'c, 'k> Sim<'c, 'k> {
         out.join(&o2);
         out
     }
+}
+
+/// `Ctx::dmask` of one descriptor: its roots (modulo 64) and whether it writes.
+fn desc_mask(d: &syncopt_analysis::hazard::Desc) -> (u64, bool) {
+    let m = d
+        .regions
+        .iter()
+        .fold(0u64, |m, r| m | 1u64 << (r.root % 64));
+    (m, d.mode != Mode::Read)
 }
 
 /// Whether loop `lp` encloses statement `x` (an index), by the blocks' parents.
