@@ -2256,21 +2256,13 @@ impl<'c, 'k> Sim<'c, 'k> {
     fn run_if(&mut self, d: &IfData, entry: State) -> State {
         let c = self.c;
         let s = c.k.blocks[d.then_block].parent;
-        // The residues of the branches, on the innermost loop with handles (`if_res`).
-        let res = s.and_then(|s| {
-            let i = c
-                .if_res
-                .binary_search_by_key(&(s.index() as u32), |x| x.0)
-                .ok()?;
-            Some(c.if_res[i])
-        });
-        let outer = s.and_then(|s| {
-            let i = c
-                .outer_res
-                .binary_search_by_key(&(s.index() as u32), |x| x.0)
-                .ok()?;
-            Some(c.outer_res[i])
-        });
+        // The residues of the branches, on the innermost loop with handles (`if_res`) and
+        // on a loop around it (`outer_res`).
+        let find = |t: &[(u32, u32, u8, u8)]| {
+            let s = s?.index() as u32;
+            t.binary_search_by_key(&s, |x| x.0).ok().map(|i| t[i])
+        };
+        let (res, outer) = (find(&c.if_res), find(&c.outer_res));
         let branch = |me: &Self, mut st: State, then: bool| {
             if let Some((_, lp, rt, re)) = res {
                 me.enter_branch(&mut st, lp, if then { rt } else { re });
