@@ -207,6 +207,11 @@ pub struct Bind {
     pub first: u32,
     /// In its last iteration, when the trip count is known and not 0 (else `u32::MAX`).
     pub last: u32,
+    /// Out of the loop, made in an unknown iteration of it (the trip count unknown to the
+    /// verifier): the loop's handles take any value of their orbits, the handles of rotating
+    /// loops around it that their initial values name stay those loops' handles (`u32::MAX`:
+    /// no such handle, or `last` is known). See `Accesses::bind_exits`.
+    pub exit: u32,
 }
 
 /// One static access: an effect of an op on workgroup memory.
@@ -610,7 +615,238 @@ impl Accesses {
                     lp,
                     first: if ids[0] == u32::MAX { d as u32 } else { ids[0] },
                     last: ids[1],
+                    exit: u32::MAX,
                 });
+            }
+        }
+        self.bind_exits(k, &exact, workers);
+    }
+
+    /// Exit forms (`Bind::exit`) for the accesses through the handles of a rotating loop whose
+    /// last iteration is not known, where an initial value of the handle is a handle of a
+    /// rotating loop around it (`for .. iter(%h6 = %A3, %h7 = %h1)` inside the loop of `%h1`):
+    /// after the inner loop, a write through `%h7` is `%A3` or the outer loop's `%h1` of that
+    /// iteration, which its `%h2` (and the result its last iteration yields `%h2` to) never
+    /// is. The exit form carries no `bind` source (nothing binds it further but the outer
+    /// loops' first and last iterations, made here), so no other binding resolves it with the
+    /// inner handles back in.
+    fn bind_exits(&mut self, k: &Kernel, exact: &LoopInfo, workers: usize) {
+        // Every (descriptor, loop) to make an exit form for, grouped by loop: one group's
+        // resolvers (one per fixed outer iteration) hold values under its loop opened.
+        let mut nested: FxMap<StmtId, bool> = FxMap::default();
+        let mut groups: BTreeMap<StmtId, Vec<u32>> = BTreeMap::new();
+        for (d, desc) in self.descs.iter().enumerate() {
+            if desc.bind.is_none() {
+                continue;
+            }
+            let mut loops: Vec<StmtId> = desc
+                .regions
+                .iter()
+                .filter_map(|r| r.handle.map(|h| h.0))
+                .filter(|lp| {
+                    !exact.contains_key(lp)
+                        && *nested
+                            .entry(*lp)
+                            .or_insert_with(|| starts_from_loop(k, *lp))
+                })
+                .collect();
+            loops.sort();
+            loops.dedup();
+            for lp in loops {
+                groups.entry(lp).or_default().push(d as u32);
+            }
+        }
+        let groups: Vec<(StmtId, Vec<u32>)> = groups.into_iter().collect();
+        // Per descriptor of a group: its exit form and the outer loops' first and last
+        // iteration forms of it.
+        type Made = Vec<(u32, Desc, Vec<(StmtId, Option<Desc>, Option<Desc>)>)>;
+        let descs = &self.descs;
+        let run_group = |g: usize| -> Made {
+            let (lp, ids) = &groups[g];
+            let lp = *lp;
+            let mut resolvers: BTreeMap<Option<(StmtId, u64)>, Resolver> = BTreeMap::new();
+            let mut out = Vec::new();
+            for &d in ids {
+                let desc = &descs[d as usize];
+                let Some(src) = desc.bind.as_deref() else {
+                    continue;
+                };
+                let mut form = |fix: Option<(StmtId, u64)>| -> Option<Desc> {
+                    let r = resolvers.entry(fix).or_insert_with(|| {
+                        let mut r = Resolver::new(k, exact);
+                        r.open = Some(lp);
+                        r.fix = fix;
+                        r
+                    });
+                    let regions = r.regions(src.value);
+                    if regions.is_empty() || r.unbound {
+                        r.unbound = false;
+                        return None;
+                    }
+                    let nd = make_desc(k, desc.mode, regions, &src.sel.selector(), src.threads);
+                    fit_ivs(k, nd, &desc.ivs, lp)
+                };
+                let Some(exit) = form(None) else {
+                    continue;
+                };
+                let mut outer: Vec<StmtId> = exit
+                    .regions
+                    .iter()
+                    .filter_map(|r| r.handle.map(|h| h.0))
+                    .filter(|&l| l != lp)
+                    .collect();
+                if outer.is_empty()
+                    || exit
+                        .regions
+                        .iter()
+                        .any(|r| r.handle.is_some_and(|h| h.0 == lp))
+                {
+                    continue;
+                }
+                outer.sort();
+                outer.dedup();
+                // The outer loops' first and last iterations, as `bind_handles` makes them.
+                let binds = outer
+                    .into_iter()
+                    .map(|l| {
+                        let first = form(Some((l, 0)));
+                        let last = exact
+                            .get(&l)
+                            .and_then(|t| t.checked_sub(1))
+                            .and_then(|it| form(Some((l, it))));
+                        (l, first, last)
+                    })
+                    .collect();
+                out.push((d, exit, binds));
+            }
+            out
+        };
+        let mut made: Vec<Option<Made>> = (0..groups.len()).map(|_| None).collect();
+        if workers > 1 && groups.len() >= 64 {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let found: std::sync::Mutex<Vec<(usize, Made)>> = std::sync::Mutex::new(Vec::new());
+            std::thread::scope(|sc| {
+                let work = || loop {
+                    let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if g >= groups.len() {
+                        break;
+                    }
+                    let out = run_group(g);
+                    if let Ok(mut f) = found.lock() {
+                        f.push((g, out));
+                    }
+                };
+                // Groups a thread that could not be started would have taken are made below.
+                let hs: Vec<_> = (0..workers.min(groups.len()))
+                    .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
+                    .collect();
+                for h in hs {
+                    let _ = h.join();
+                }
+            });
+            for (g, out) in found.into_inner().unwrap_or_default() {
+                made[g] = Some(out);
+            }
+        }
+        let made: Vec<Made> = made
+            .into_iter()
+            .enumerate()
+            .map(|(g, m)| m.unwrap_or_else(|| run_group(g)))
+            .collect();
+        // Interned in group order, as one pass would.
+        let mut index: Option<DescIndex> = None;
+        for (g, m) in made.into_iter().enumerate() {
+            let lp = groups[g].0;
+            for (d, exit, binds) in m {
+                let ix = index.get_or_insert_with(|| DescIndex::new(&self.descs));
+                let id = ix.intern(&mut self.descs, &mut self.binds, exit);
+                for (l, first, last) in binds {
+                    let mut put = |f: Desc| ix.intern(&mut self.descs, &mut self.binds, f);
+                    let first = first.map_or(id, &mut put);
+                    let last = last.map_or(u32::MAX, &mut put);
+                    if !self.binds[id as usize].iter().any(|b| b.lp == l) {
+                        self.binds[id as usize].push(Bind {
+                            lp: l,
+                            first,
+                            last,
+                            exit: u32::MAX,
+                        });
+                    }
+                }
+                set_exit(&mut self.binds[d as usize], lp, d, id);
+            }
+        }
+        self.bind_top_exits(k, exact, &mut index);
+    }
+
+    /// Exit forms (`Bind::exit`) for the accesses through the handles of a loop of unknown
+    /// trips whose results are told apart (`LoopInfo::top`: the results are the handles of
+    /// the iteration after the last, see `Resolver::regions`): made in the last iteration,
+    /// handle `i` is the handle `j` of that next iteration that takes its value from `i`.
+    /// Where the access names the loop's variable only through the handles, the form drops
+    /// the variable: it meets what comes after the loop in the same (next) iteration.
+    fn bind_top_exits(&mut self, k: &Kernel, exact: &LoopInfo, index: &mut Option<DescIndex>) {
+        if exact.top.is_empty() {
+            return;
+        }
+        let mut r = Resolver::new(k, exact);
+        let mut inverse: BTreeMap<StmtId, Option<Vec<usize>>> = BTreeMap::new();
+        for d in 0..self.descs.len() {
+            let top = |g: &Region| g.handle.is_some_and(|h| exact.top.contains(&h.0));
+            if !self.descs[d].regions.iter().any(top) {
+                continue;
+            }
+            let mut loops: Vec<StmtId> = self.descs[d]
+                .regions
+                .iter()
+                .filter(|g| top(g))
+                .filter_map(|g| g.handle.map(|h| h.0))
+                .collect();
+            loops.sort();
+            loops.dedup();
+            for lp in loops {
+                let StmtKind::For(f) = &k.stmts[lp].kind else {
+                    continue;
+                };
+                let inv = inverse.entry(lp).or_insert_with(|| {
+                    let rot = r.rotation(lp, f).filter(|x| !x.apart && !x.overlap)?;
+                    let mut inv = vec![usize::MAX; rot.sigma.len()];
+                    for (j, &i) in rot.sigma.iter().enumerate() {
+                        inv[i] = j;
+                    }
+                    Some(inv)
+                });
+                let Some(inv) = inv.as_ref() else {
+                    continue;
+                };
+                let desc = &self.descs[d];
+                if uses_iv(desc, f.iv)
+                    || self.binds[d]
+                        .iter()
+                        .any(|b| b.lp == lp && b.exit != u32::MAX)
+                {
+                    continue;
+                }
+                let mut nd = desc.clone();
+                let mut ok = true;
+                for g in &mut nd.regions {
+                    if let Some((l, i, _)) = g.handle {
+                        if l == lp {
+                            match inv.get(i) {
+                                Some(&j) if j != usize::MAX => g.handle = Some((lp, j, i)),
+                                _ => ok = false,
+                            }
+                        }
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                remove_iv(&mut nd, f.iv);
+                nd.bind = None;
+                let ix = index.get_or_insert_with(|| DescIndex::new(&self.descs));
+                let id = ix.intern(&mut self.descs, &mut self.binds, nd);
+                set_exit(&mut self.binds[d], lp, d as u32, id);
             }
         }
     }
@@ -1190,6 +1426,7 @@ impl Accesses {
                     lp,
                     first: id,
                     last: u32::MAX,
+                    exit: u32::MAX,
                 });
                 added.push((d as u32, lp));
             }
@@ -1372,7 +1609,12 @@ impl Accesses {
                     // A first-iteration form of `bind_first_ivs` (slot indices alone) stays:
                     // async producers use it (see its callers).
                     Some(b) => b.last = last,
-                    None => self.binds[d].push(Bind { lp, first, last }),
+                    None => self.binds[d].push(Bind {
+                        lp,
+                        first,
+                        last,
+                        exit: u32::MAX,
+                    }),
                 }
                 self.iv_forms[d].push(IvForms { iv, forms });
             }
@@ -1398,6 +1640,16 @@ impl Accesses {
         b.iter()
             .find(|x| x.lp == lp && x.last != u32::MAX)
             .map(|x| x.last)
+    }
+
+    /// `d` made in some iteration of loop `lp`, after the loop (`Bind::exit`), when it has
+    /// such a form.
+    #[inline]
+    pub fn exit_bound(&self, d: u32, lp: StmtId) -> Option<u32> {
+        let b = self.binds.get(d as usize)?;
+        b.iter()
+            .find(|x| x.lp == lp && x.exit != u32::MAX)
+            .map(|x| x.exit)
     }
 
     /// Whether an instance of `a` and a later instance of `b` may conflict. `a_carried` says
@@ -2686,6 +2938,91 @@ fn fit_ivs(k: &Kernel, mut nd: Desc, ivs: &[ValueId], lp: StmtId) -> Option<Desc
     Some(nd)
 }
 
+/// Whether an initial value of loop `lp`'s handles is (a view of) a handle or result of
+/// another loop: only then do its handles' exit forms name another loop's handles
+/// (`Accesses::bind_exits`).
+fn starts_from_loop(k: &Kernel, lp: StmtId) -> bool {
+    let StmtKind::For(f) = &k.stmts[lp].kind else {
+        return false;
+    };
+    f.iter_args.iter().any(|&(_, init)| {
+        let mut v = init;
+        for _ in 0..64 {
+            match k.values[v].kind {
+                ValueKind::View(view) => v = k.views[view].base,
+                ValueKind::IterArg { stmt, .. } | ValueKind::Result { stmt, .. } => {
+                    return stmt != lp && matches!(k.stmts[stmt].kind, StmtKind::For(_));
+                }
+                _ => return false,
+            }
+        }
+        false
+    })
+}
+
+/// Descriptor ids by hash (ids of one hash chained), to intern new descriptors without a copy
+/// of every existing one.
+struct DescIndex {
+    first: FxMap<u64, u32>,
+    next: Vec<u32>,
+}
+
+impl DescIndex {
+    fn hash(d: &Desc) -> u64 {
+        let mut h = FxHasher::default();
+        d.hash(&mut h);
+        h.finish()
+    }
+
+    fn new(descs: &[Desc]) -> Self {
+        let mut ix = DescIndex {
+            first: FxMap::default(),
+            next: Vec::with_capacity(descs.len() + 64),
+        };
+        for (i, d) in descs.iter().enumerate() {
+            let prev = ix.first.insert(Self::hash(d), i as u32);
+            ix.next.push(prev.unwrap_or(u32::MAX));
+        }
+        ix
+    }
+
+    /// The first id of a descriptor equal to `d`, or a new one at the end of the tables.
+    fn intern(&mut self, descs: &mut Vec<Desc>, binds: &mut Vec<Vec<Bind>>, d: Desc) -> u32 {
+        let h = Self::hash(&d);
+        let mut e = self.first.get(&h).copied().unwrap_or(u32::MAX);
+        let mut found = u32::MAX;
+        while e != u32::MAX {
+            if descs[e as usize] == d {
+                found = e;
+            }
+            e = self.next[e as usize];
+        }
+        if found != u32::MAX {
+            return found;
+        }
+        let id = descs.len() as u32;
+        self.next.push(self.first.insert(h, id).unwrap_or(u32::MAX));
+        descs.push(d);
+        if binds.len() < descs.len() {
+            binds.resize(descs.len(), Vec::new());
+        }
+        id
+    }
+}
+
+/// Records `exit` as the exit form of descriptor `d` (with bindings `b`) for loop `lp`.
+fn set_exit(b: &mut Vec<Bind>, lp: StmtId, d: u32, exit: u32) {
+    match b.iter_mut().find(|x| x.lp == lp) {
+        Some(x) => x.exit = exit,
+        None => b.push(Bind {
+            lp,
+            first: d,
+            last: u32::MAX,
+            exit,
+        }),
+    }
+}
+
 /// `d` without induction variable `iv` in `ivs` (and its step).
 fn remove_iv(d: &mut Desc, iv: ValueId) {
     if let Some(pos) = d.ivs.iter().position(|&v| v == iv) {
@@ -3033,6 +3370,9 @@ struct Resolver<'k> {
     fix_if: Option<(StmtId, usize)>,
     /// Set when the fixed loop's handles could not be bound (they do not rotate).
     unbound: bool,
+    /// A rotating loop whose handles take any value of their orbits without becoming its
+    /// handles (the regions keep the handles of the loops around it their values name).
+    open: Option<StmtId>,
 }
 
 impl<'k> Resolver<'k> {
@@ -3072,6 +3412,7 @@ impl<'k> Resolver<'k> {
             fix: None,
             fix_if: None,
             unbound: false,
+            open: None,
         }
     }
 
@@ -3204,6 +3545,14 @@ impl<'k> Resolver<'k> {
                                 for mut r in self.regions(f.iter_args[m].1) {
                                     drop_slot(&mut r);
                                     r.handle = Some((stmt, OVERLAP, OVERLAP));
+                                    out.push(r);
+                                }
+                            }
+                        }
+                        Some(rot) if self.open == Some(stmt) => {
+                            for &m in &rot.orbits[index] {
+                                for mut r in self.regions(f.iter_args[m].1) {
+                                    r.kept |= r.slot.is_some();
                                     out.push(r);
                                 }
                             }

@@ -84,6 +84,10 @@ pub struct Reach {
     /// Some path crosses the back edge of a loop around none of the copies: without it, a
     /// point inside loops the copies are outside of is in their first iterations.
     pub later: bool,
+    /// Every path that crosses a back edge or exit left this loop from its last iteration
+    /// first (`Carried::Exit`), whatever it crossed after: the copy is the one of the last
+    /// iteration of some run of the loop.
+    pub past: Option<StmtId>,
 }
 
 impl Reach {
@@ -91,11 +95,13 @@ impl Reach {
         same: false,
         carried: Carried::No,
         later: false,
+        past: None,
     };
     const FRESH: Reach = Reach {
         same: true,
         carried: Carried::No,
         later: false,
+        past: None,
     };
     fn join(self, o: Reach) -> Reach {
         let carried = match (self.carried, o.carried) {
@@ -108,10 +114,16 @@ impl Reach {
             ) if a == b => Carried::Loop(a),
             _ => Carried::Many,
         };
+        let past = match (self.carried, o.carried) {
+            (Carried::No, _) => o.past,
+            (_, Carried::No) => self.past,
+            _ => self.past.filter(|&m| o.past == Some(m)),
+        };
         Reach {
             same: self.same || o.same,
             carried,
             later: self.later || o.later,
+            past,
         }
     }
     /// Across loop `lp`'s back edge (or its exit), which lies around some copy of the entry;
@@ -130,16 +142,23 @@ impl Reach {
             c @ (Carried::One(m) | Carried::Loop(m) | Carried::Exit(m)) if inside(lp, m) => c,
             _ => Carried::Many,
         };
+        let past = match self.carried {
+            Carried::No => None,
+            Carried::Exit(m) if self.past.is_none() && inside(m, lp) => Some(m),
+            _ => self.past,
+        };
         let out = Reach {
             same: false,
             carried,
             later: self.later,
+            past,
         };
         if self.same {
             out.join(Reach {
                 same: false,
                 carried: moved,
                 later: self.later,
+                past: None,
             })
         } else {
             out

@@ -725,6 +725,16 @@ fn cross_thread(
                     None => (a.desc, 2),
                 }),
             };
+            // Left a loop from its last iteration first (`Reach::past`): where the copy's
+            // form there is one fixed place, that is where it wrote, whatever came after.
+            let fixed = reach
+                .past
+                .and_then(|m| acc.last_bound(a.desc, m))
+                .filter(|&d| acc.descs[d as usize].ivs.is_empty());
+            let carried = match (carried, fixed) {
+                (Some(_), Some(d)) => Some((d, 0)),
+                (c, _) => c,
+            };
             let dists = reach.same.then_some((a.desc, 0)).into_iter().chain(carried);
             dists.into_iter().any(|(x, d)| {
                 ids(consumer).iter().any(|&b| {

@@ -345,3 +345,44 @@ kernel @k(%n = 0, %c = 1) waves 4 {
     // The same copy left unguarded (no barrier pass): the warning is alive.
     assert!(!warnings(src, Target::Gfx950, false).is_empty());
 }
+
+/// `gen --ops 100 --seed 197 --target gfx950`, reduced: the copy through the inner loop's
+/// handle writes `%v6` in the last of its 4 trips; the path from it to the next outer trip's
+/// read of `%A2` leaves the inner loop from that trip, then goes round the outer one
+/// (`Reach::past`). The barrier pass's one barrier (in the inner loop) draws no warning;
+/// with 3 trips the last copy writes `%v8`, in `%A2`, and the barrier pass puts one at the
+/// outer loop's head too. Without barriers both warn.
+#[test]
+fn a_copy_from_an_inner_loops_last_trip_stays_in_its_place() {
+    let src = |trips: u32| {
+        format!(
+            "target gfx950
+kernel @k(%n = 3) waves 2 {{
+  %A2 = buffer workgroup 1024
+  %A3 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v6 = view %A3[0:3072]
+  %v8 = view %A2[512:1024]
+  for %i14 = 0 to %n {{
+    op \"ds_read\" read %A2
+    for %i15 = 0 to {} step 4 iter(%h16 = %v6, %h17 = %v8) {{
+      op \"gather_to_lds\" async write %h17, read %G
+      yield %h17, %h16
+    }}
+  }}
+}}
+",
+            4 * trips
+        )
+    };
+    for trips in [3, 4] {
+        let s = src(trips);
+        quiet_only_after_barriers(&s, Target::Gfx950);
+        let file = syncopt_ir::parse(&s).expect("test kernel parses");
+        let mut k = file.chunks[0].kernels[0].clone();
+        syncopt_barriers::run(&mut k, Target::Gfx950, &InsertOptions::default());
+        let text = syncopt_ir::print_kernel(&k);
+        let n = text.lines().filter(|l| l.trim() == "barrier").count();
+        assert_eq!(n, if trips == 4 { 1 } else { 2 }, "{text}");
+    }
+}

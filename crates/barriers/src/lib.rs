@@ -38,6 +38,13 @@
 //! there through its handles is bound to their initial values (not async producers), and
 //! everything crossing it meets the accesses of the second iteration with the handles bound
 //! to their values there (`Key::back`; the last iteration's, when the trip count is 2).
+//! Leaving a loop whose last iteration is not known, what that iteration made through the
+//! handles takes its exit form (`Accesses::exit_bound`): out of a loop of unknown trips whose
+//! results are told apart, the handles of the iteration after the last (the results); out
+//! of an inner loop whose handles start from an outer loop's handle, any of the initial
+//! values with that outer handle kept. A loose async producer leaves a loop of known trips
+//! bound only where its last iteration wrote one fixed place (`Key::pinned`; async-waits
+//! follows it there, `Reach::past`).
 //! Per-thread words hold through rotating handles too (`Lane`), in one iteration or at a
 //! known distance. Entering a branch of `if uniform %i mod m == r` (the innermost loop with
 //! handles), what the current iteration made through the handles takes that residue's
@@ -136,6 +143,10 @@ struct Key {
     /// (`Accesses::branch_forms`): a path that crossed the `if` after the access is on its
     /// latest run (seeds 91, 195).
     br: u32,
+    /// An async producer of `Ctx::async_loose` bound at a loop's exit to the one fixed place
+    /// its last iteration wrote (`State::leave_loop`): still compared as a loose one, with the
+    /// unbound forms, as async-waits compares it.
+    pinned: bool,
 }
 
 /// `Key::br`: no `if` with results crossed since the access.
@@ -296,7 +307,9 @@ impl State {
                 | ((k.first as u64) << 7)
                 | ((k.back as u64) << 6)
                 | ((k.asy as u64) << 31)
-                | ((k.res as u64) << 32) ^ ((k.br as u64).rotate_left(48));
+                | ((k.res as u64) << 32)
+                    ^ ((k.br as u64).rotate_left(48))
+                    ^ ((k.pinned as u64) << 63);
             if with_access {
                 x ^= (a as u64)
                     .rotate_left(21)
@@ -435,7 +448,21 @@ impl State {
     /// access is older than an entry any more.
     fn leave_loop(&mut self, acc: &Accesses, loose: &[bool], lp: Option<StmtId>) {
         let bind = |k: &Key| match (k.carried, lp) {
-            (0, Some(lp)) if !(k.asy && loose[k.desc as usize]) => acc.last_bound(k.desc, lp),
+            // A loose async producer only to one fixed place (async-waits follows it there
+            // from the loop's last iteration, `Reach::past`); it stays loose (`Ctx::new`).
+            (0, Some(lp)) if k.asy && (k.pinned || loose[k.desc as usize]) => acc
+                .last_bound(k.desc, lp)
+                .filter(|&d| acc.descs[d as usize].ivs.is_empty()),
+            (0, Some(lp)) => {
+                acc.last_bound(k.desc, lp).or_else(|| {
+                    // Not for async producers: async-waits compares them unbound.
+                    if k.asy {
+                        None
+                    } else {
+                        acc.exit_bound(k.desc, lp)
+                    }
+                })
+            }
             _ => None,
         };
         if !self
@@ -453,6 +480,7 @@ impl State {
             // access came from.
             k.res = OLD_RES;
             if let Some(d) = bind(&k) {
+                k.pinned |= k.asy && loose[k.desc as usize];
                 k.desc = d;
             }
             self.insert(k, s, a);
@@ -999,13 +1027,19 @@ impl<'k> Ctx<'k> {
         self.acc.conflict_across_waves(a, a_carried, b, self.wave)
     }
 
+    /// A loose async producer (`async_loose`, `Key::pinned`): compared with the unbound forms.
+    #[inline]
+    fn loose(&self, k: &Key) -> bool {
+        k.asy && (k.pinned || self.async_loose[k.desc as usize])
+    }
+
     /// `conflict` for a pending key and access `a` of block `b`: a key older than the entry
     /// of the innermost loop around `b` meets that loop's first iteration (an async producer
     /// with no binding at all, see `async_loose`).
     #[inline]
     fn conflict_key(&self, k: &Key, b: BlockId, a: u32) -> bool {
         let d = self.desc(a);
-        if k.asy && self.async_loose[k.desc as usize] {
+        if self.loose(k) {
             return self.conflict(k.desc, k.carried, self.unbound_of[d as usize]);
         }
         let d = if k.first {
@@ -1140,7 +1174,7 @@ fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
             | ((k.back as u64) << 1)
             | k.first as u64);
         mix(((k.tag as u64) << 32) | a as u64);
-        mix(((k.br as u64) << 32) | r as u64);
+        mix((((k.br as u64) << 32) | r as u64) ^ ((k.pinned as u64) << 63));
     }
     h
 }
@@ -1748,6 +1782,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     back: false,
                     asy: c.asy[a as usize],
                     br: NO_BR,
+                    pinned: false,
                 },
                 stamp,
                 a,
@@ -1764,7 +1799,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         st.m.keys().any(|k| {
             sum.iter().any(|&a| {
                 let d = self.c.desc(a);
-                let d = if k.asy && self.c.async_loose[k.desc as usize] {
+                let d = if self.c.loose(k) {
                     self.c.unbound_of[d as usize]
                 } else {
                     d

@@ -2083,3 +2083,148 @@ kernel @k(%n = 3, %c = 1) {
     assert_minimal(&even, Target::Gfx950, 2);
     assert_eq!(barrier_lines(&inserted_verified(&even, Target::Gfx950)), 2);
 }
+
+/// A loop of 16 trips that the verifier does not run iteration by iteration (an `if` on its
+/// variable): the results are told apart, and the write through `%h1` in the last iteration
+/// is the handle that `%r4` takes, never `%r3`. No barrier after the loop for `%r3`; one for
+/// `%r4`.
+#[test]
+fn the_last_iteration_leaves_its_handles_apart_from_other_results() {
+    let src = r#"target gfx950
+kernel @k() {
+  %A1 = buffer workgroup 8192
+  %A2 = buffer workgroup 1024
+  %A3 = buffer workgroup 1536
+  %r3, %r4 = for %i0 = 0 to 16 iter(%h1 = %A1, %h2 = %A2) {
+    barrier
+    if uniform %i0 < 2 {
+      op "ds_read" read %A3
+    }
+    op "ds_write" write %h1
+    yield %h2, %h1
+  }
+  op "ds_write_b128" write %r3
+}
+"#;
+    assert_minimal(src, Target::Gfx950, 0);
+    assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 1);
+    let same = src.replace("write %r3", "write %r4");
+    assert_minimal(&same, Target::Gfx950, 1);
+    assert_eq!(barrier_lines(&inserted_verified(&same, Target::Gfx950)), 2);
+}
+
+/// `gen --ops 20 --seed 331 --target gfx950`, reduced: an inner loop's handle `%h7` starts as
+/// the outer loop's `%h1`. Made in some iteration of the inner loop (whose 16 trips the
+/// verifier does not run one by one: a slot view on its variable), the write is `%A3` or
+/// that outer iteration's `%h1`, never `%h2`, which `%r3` is after the last one. No barrier
+/// after the outer loop, whether its trips are run one by one (as here) or not (an `if` on
+/// its variable); one where the write can be `%r4`.
+#[test]
+fn an_inner_handle_started_from_an_outer_one_leaves_as_that_handle() {
+    let src = r#"target gfx950
+kernel @k() {
+  %A1 = buffer workgroup 8192
+  %A2 = buffer workgroup 1024
+  %A3 = buffer workgroup 1536
+  %r3, %r4 = for %i0 = 0 to 16 iter(%h1 = %A1, %h2 = %A2) {
+    barrier
+    op "ds_read_b128" read %A1
+    for %i5 = 0 to 16 iter(%h6 = %A3, %h7 = %h1) {
+      op "ds_write" write %h7
+      %v10 = view %A3 slot (%i5) mod 2
+      yield %h7, %h6
+    }
+    yield %h2, %h1
+  }
+  op "ds_write_b128" write %r3
+}
+"#;
+    let unknown = src.replace(
+        "    op \"ds_read_b128\" read %A1\n",
+        "    if uniform %i0 < 2 {\n      op \"ds_read_b128\" read %A1\n    }\n",
+    );
+    assert_ne!(unknown, src);
+    for s in [src, unknown.as_str()] {
+        assert_minimal(s, Target::Gfx950, 1);
+        assert_eq!(
+            barrier_lines(&inserted_verified(s, Target::Gfx950)),
+            2,
+            "{s}"
+        );
+        let same = s.replace("write %r3", "write %r4");
+        assert_minimal(&same, Target::Gfx950, 2);
+        assert_eq!(
+            barrier_lines(&inserted_verified(&same, Target::Gfx950)),
+            3,
+            "{same}"
+        );
+    }
+}
+
+/// `gen --ops 100 --seed 197 --target gfx950`, reduced: a copy through a handle of a 4-trip
+/// loop leaves it from the last trip, which wrote `%v6`: bound to that one place (and still
+/// compared with the unbound forms, `Key::pinned`), it meets the next outer trip's read of
+/// `%A2` without a barrier. In 3 trips the last copy writes `%v8`, in `%A2`: a barrier at the
+/// outer loop's head.
+#[test]
+fn a_loose_copy_leaves_its_loop_bound_to_one_place() {
+    let src = |trips: u32| {
+        format!(
+            "target gfx950
+kernel @k(%n = 3) waves 2 {{
+  %A2 = buffer workgroup 1024
+  %A3 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v6 = view %A3[0:3072]
+  %v8 = view %A2[512:1024]
+  for %i14 = 0 to %n {{
+    op \"ds_read\" read %A2
+    for %i15 = 0 to {} step 4 iter(%h16 = %v6, %h17 = %v8) {{
+      op \"gather_to_lds\" async write %h17, read %G
+      yield %h17, %h16
+    }}
+  }}
+}}
+",
+            4 * trips
+        )
+    };
+    let four = src(4);
+    assert_minimal(&four, Target::Gfx950, 1);
+    assert_eq!(barrier_lines(&inserted_verified(&four, Target::Gfx950)), 1);
+    let three = src(3);
+    assert_minimal(&three, Target::Gfx950, 2);
+    assert_eq!(barrier_lines(&inserted_verified(&three, Target::Gfx950)), 2);
+}
+
+/// A copy that writes one fixed place itself stays compared in its branch's form
+/// (`async_copies_follow_the_branch_taken`) when a loose copy elsewhere leaves its loop bound
+/// to that same place: the looseness follows the key (`Key::pinned`), not the descriptor
+/// (marking the descriptor loose put a second barrier in the `%i10` loop, seed 195).
+#[test]
+fn a_pinned_copy_leaves_other_copies_of_its_place_alone() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A2 = buffer workgroup 8192
+  %A3 = buffer workgroup 1024
+  %G = buffer global 1048576
+  for %j = 0 to 3 iter(%p = %A2, %q = %A3) {
+    op "gather_to_lds" async write %p, read %G
+    yield %q, %p
+  }
+  for %i10 = 0 to 16 step 4 {
+    %x11 = if uniform %i10 < 2 {
+      op "gather_to_lds" async write %A2, read %G
+      yield %A0
+    } else {
+      yield %A2
+    }
+    op "ds_write_b128" write %x11
+  }
+  op "ds_read_b128" read %A0[512:1536]
+}
+"#;
+    assert_minimal(src, Target::Gfx950, 2);
+    assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 2);
+}
