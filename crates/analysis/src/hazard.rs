@@ -474,10 +474,26 @@ impl Accesses {
             return;
         }
         let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
+        // A bound form through a handle of a loop around the bound one (`%h10` of an inner
+        // loop started from `%h7`) is bound again in that loop, a few levels deep.
+        let mut from = 0;
+        for _ in 0..NESTED_BIND_LEVELS {
+            let n = self.descs.len();
+            self.bind_handles_from(k, workers, &exact, from);
+            if !self.descs[n..].iter().any(|d| d.bind.is_some()) {
+                break;
+            }
+            from = n;
+        }
+        self.bind_exits(k, &exact, workers);
+    }
+
+    /// `bind_handles` for the descriptors from `from` on.
+    fn bind_handles_from(&mut self, k: &Kernel, workers: usize, exact: &LoopInfo, from: usize) {
         // Every (descriptor, loop, first/last iteration, iteration) to bind, in the order
         // their forms are interned.
         let mut tasks: Vec<(usize, StmtId, usize, u64)> = Vec::new();
-        for (d, desc) in self.descs.iter().enumerate() {
+        for (d, desc) in self.descs.iter().enumerate().skip(from) {
             if desc.bind.is_none() {
                 continue;
             }
@@ -509,7 +525,7 @@ impl Accesses {
         let groups_ref = &groups;
         let descs = &self.descs;
         let tasks_ref = &tasks;
-        let exact_ref = &exact;
+        let exact_ref = exact;
         let run_group = move |g: usize| -> Vec<(usize, Option<Desc>)> {
             let ((lp, it), ids) = &groups_ref[g];
             let mut r = Resolver::new(k, exact_ref);
@@ -528,7 +544,30 @@ impl Accesses {
                     continue;
                 }
                 let desc = make_desc(k, d.mode, regions, &src.sel.selector(), src.threads);
-                out.push((i, fit_ivs(k, desc, &d.ivs, *lp)));
+                let mut desc = fit_ivs(k, desc, &d.ivs, *lp);
+                // The handle itself, bound: the initial value it holds in that iteration is
+                // the source of the form's own bindings (its handles of other loops).
+                if let Some(nd) = desc
+                    .as_mut()
+                    .filter(|nd| nd.regions.iter().any(|g| g.handle.is_some()))
+                {
+                    if let (ValueKind::IterArg { stmt, index }, StmtKind::For(f)) =
+                        (k.values[src.value].kind, &k.stmts[*lp].kind)
+                    {
+                        if stmt == *lp {
+                            if let Some(rot) = r.rotation(*lp, f) {
+                                let orbit = &rot.orbits[index];
+                                let m = orbit[(*it % orbit.len() as u64) as usize];
+                                nd.bind = Some(Box::new(BindSrc {
+                                    value: f.iter_args[m].1,
+                                    sel: src.sel.clone(),
+                                    threads: src.threads,
+                                }));
+                            }
+                        }
+                    }
+                }
+                out.push((i, desc));
             }
             out
         };
@@ -619,7 +658,6 @@ impl Accesses {
                 });
             }
         }
-        self.bind_exits(k, &exact, workers);
     }
 
     /// Exit forms (`Bind::exit`) for the accesses through the handles of a rotating loop whose
@@ -2937,6 +2975,10 @@ fn fit_ivs(k: &Kernel, mut nd: Desc, ivs: &[ValueId], lp: StmtId) -> Option<Desc
     }
     Some(nd)
 }
+
+/// How many times `Accesses::bind_handles` binds the forms it made (loops nested this deep,
+/// each starting its handles from the loop around it).
+const NESTED_BIND_LEVELS: usize = 3;
 
 /// Whether an initial value of loop `lp`'s handles is (a view of) a handle or result of
 /// another loop: only then do its handles' exit forms name another loop's handles

@@ -88,6 +88,9 @@ pub struct Reach {
     /// first (`Carried::Exit`), whatever it crossed after: the copy is the one of the last
     /// iteration of some run of the loop.
     pub past: Option<StmtId>,
+    /// With `past`: some path crossed that loop's back edge after leaving it (else a point
+    /// inside it is in the first iteration of its next run).
+    pub again: bool,
 }
 
 impl Reach {
@@ -96,12 +99,14 @@ impl Reach {
         carried: Carried::No,
         later: false,
         past: None,
+        again: false,
     };
     const FRESH: Reach = Reach {
         same: true,
         carried: Carried::No,
         later: false,
         past: None,
+        again: false,
     };
     fn join(self, o: Reach) -> Reach {
         let carried = match (self.carried, o.carried) {
@@ -119,11 +124,13 @@ impl Reach {
             (_, Carried::No) => self.past,
             _ => self.past.filter(|&m| o.past == Some(m)),
         };
+        let again = past.is_some() && (self.again || o.again);
         Reach {
             same: self.same || o.same,
             carried,
             later: self.later || o.later,
             past,
+            again,
         }
     }
     /// Across loop `lp`'s back edge (or its exit), which lies around some copy of the entry;
@@ -152,6 +159,7 @@ impl Reach {
             carried,
             later: self.later,
             past,
+            again: self.again && past.is_some(),
         };
         if self.same {
             out.join(Reach {
@@ -159,6 +167,7 @@ impl Reach {
                 carried: moved,
                 later: self.later,
                 past: None,
+                again: false,
             })
         } else {
             out
@@ -1418,6 +1427,9 @@ impl<'a> Analysis<'a> {
         };
         if !exit && !r.later && srcs.iter().any(|&c| !inside(c, lp)) {
             r.later = true;
+        }
+        if !exit && r.past == Some(lp) {
+            r.again = true;
         }
         if !r.same && matches!(r.carried, Carried::No | Carried::Many) {
             return r;

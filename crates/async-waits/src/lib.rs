@@ -731,14 +731,24 @@ fn cross_thread(
                 .past
                 .and_then(|m| acc.last_bound(a.desc, m))
                 .filter(|&d| acc.descs[d as usize].ivs.is_empty());
+            // A consumer inside that loop, reached with no back edge of it crossed since:
+            // the first iteration of the loop's next run.
+            let rerun = reach
+                .past
+                .filter(|&m| fixed.is_some() && !reach.again && inside(consumer, m));
             let carried = match (carried, fixed) {
-                (Some(_), Some(d)) => Some((d, 0)),
-                (c, _) => c,
+                (Some(_), Some(d)) => Some((d, 0, rerun)),
+                (c, _) => c.map(|(x, d)| (x, d, None)),
             };
-            let dists = reach.same.then_some((a.desc, 0)).into_iter().chain(carried);
-            dists.into_iter().any(|(x, d)| {
+            let dists = reach
+                .same
+                .then_some((a.desc, 0, None))
+                .into_iter()
+                .chain(carried);
+            dists.into_iter().any(|(x, d, rerun)| {
                 ids(consumer).iter().any(|&b| {
                     let b = acc.accesses[b as usize].desc;
+                    let b = rerun.map_or(b, |m| acc.first_bound(b, m));
                     if entered.is_empty() {
                         return acc.conflict_across_waves(x, d, b, wave);
                     }

@@ -386,3 +386,29 @@ kernel @k(%n = 3) waves 2 {{
         assert_eq!(n, if trips == 4 { 1 } else { 2 }, "{text}");
     }
 }
+
+/// `gen --ops 100 --seed 8 --target sm_90`, reduced: a copy of the inner loop's last trip
+/// (`%A1`) goes round the outer loop into the inner loop's next run, whose first trip writes
+/// `%A2` (`Reach::again` unset: compared in that first trip). After the barrier pass's one
+/// barrier no warning; without barriers the copies of one trip warn.
+#[test]
+fn a_copy_meets_its_loops_next_run_in_the_first_trip() {
+    let src = "target sm_90
+kernel @k(%n = 3, %c = 1) waves 32 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 1024 at %A0
+  %A2 = buffer workgroup 8192
+  %A3 = buffer workgroup 6144
+  %G = buffer global 1048576
+  for %i22 = 0 to 16 step 4 iter(%h23 = %A3, %h24 = %A0) {
+    for %i25 = 0 to 16 iter(%h26 = %A1, %h27 = %A2) {
+      op \"cp_async\" async write %h27, read %G
+      op \"cp_async\" async write %h27, read %G[0:4096]
+      yield %h27, %h26
+    }
+    yield %h24, %h23
+  }
+}
+";
+    quiet_only_after_barriers(src, Target::Sm90);
+}

@@ -43,8 +43,8 @@
 //! results are told apart, the handles of the iteration after the last (the results); out
 //! of an inner loop whose handles start from an outer loop's handle, any of the initial
 //! values with that outer handle kept. A loose async producer leaves a loop of known trips
-//! bound only where its last iteration wrote one fixed place (`Key::pinned`; async-waits
-//! follows it there, `Reach::past`).
+//! bound only where its last iteration wrote one fixed place (`Key::pin`; async-waits
+//! follows it there, `Reach::past`), and meets that loop's next run in its first trip.
 //! Per-thread words hold through rotating handles too (`Lane`), in one iteration or at a
 //! known distance. Entering a branch of `if uniform %i mod m == r` (the innermost loop with
 //! handles), what the current iteration made through the handles takes that residue's
@@ -143,11 +143,16 @@ struct Key {
     /// (`Accesses::branch_forms`): a path that crossed the `if` after the access is on its
     /// latest run (seeds 91, 195).
     br: u32,
-    /// An async producer of `Ctx::async_loose` bound at a loop's exit to the one fixed place
-    /// its last iteration wrote (`State::leave_loop`): still compared as a loose one, with the
-    /// unbound forms, as async-waits compares it.
-    pinned: bool,
+    /// An async producer of `Ctx::async_loose` bound at the exit of this loop (statement
+    /// index; `NO_PIN` else) to the one fixed place its last iteration wrote
+    /// (`State::leave_loop`): still compared as a loose one, with the unbound forms, as
+    /// async-waits compares it; in that loop's next run, while `first`, with their forms in
+    /// its first iteration.
+    pin: u32,
 }
+
+/// `Key::pin`: not pinned.
+const NO_PIN: u32 = u32::MAX;
 
 /// `Key::br`: no `if` with results crossed since the access.
 const NO_BR: u32 = u32::MAX;
@@ -309,7 +314,7 @@ impl State {
                 | ((k.asy as u64) << 31)
                 | ((k.res as u64) << 32)
                     ^ ((k.br as u64).rotate_left(48))
-                    ^ ((k.pinned as u64) << 63);
+                    ^ ((k.pin as u64) << 32).rotate_left(17);
             if with_access {
                 x ^= (a as u64)
                     .rotate_left(21)
@@ -450,7 +455,7 @@ impl State {
         let bind = |k: &Key| match (k.carried, lp) {
             // A loose async producer only to one fixed place (async-waits follows it there
             // from the loop's last iteration, `Reach::past`); it stays loose (`Ctx::new`).
-            (0, Some(lp)) if k.asy && (k.pinned || loose[k.desc as usize]) => acc
+            (0, Some(lp)) if k.asy && (k.pin != NO_PIN || loose[k.desc as usize]) => acc
                 .last_bound(k.desc, lp)
                 .filter(|&d| acc.descs[d as usize].ivs.is_empty()),
             (0, Some(lp)) => {
@@ -480,7 +485,9 @@ impl State {
             // access came from.
             k.res = OLD_RES;
             if let Some(d) = bind(&k) {
-                k.pinned |= k.asy && loose[k.desc as usize];
+                if k.asy && k.pin == NO_PIN && loose[k.desc as usize] {
+                    k.pin = lp.map_or(NO_PIN, |l| l.index() as u32);
+                }
                 k.desc = d;
             }
             self.insert(k, s, a);
@@ -1027,10 +1034,10 @@ impl<'k> Ctx<'k> {
         self.acc.conflict_across_waves(a, a_carried, b, self.wave)
     }
 
-    /// A loose async producer (`async_loose`, `Key::pinned`): compared with the unbound forms.
+    /// A loose async producer (`async_loose`, `Key::pin`): compared with the unbound forms.
     #[inline]
     fn loose(&self, k: &Key) -> bool {
-        k.asy && (k.pinned || self.async_loose[k.desc as usize])
+        k.asy && (k.pin != NO_PIN || self.async_loose[k.desc as usize])
     }
 
     /// `conflict` for a pending key and access `a` of block `b`: a key older than the entry
@@ -1040,7 +1047,15 @@ impl<'k> Ctx<'k> {
     fn conflict_key(&self, k: &Key, b: BlockId, a: u32) -> bool {
         let d = self.desc(a);
         if self.loose(k) {
-            return self.conflict(k.desc, k.carried, self.unbound_of[d as usize]);
+            let u = self.unbound_of[d as usize];
+            // Pinned at the exit of the loop now entered again, in its first iteration.
+            let u = match self.inner_loop[b.index()] {
+                lp if k.first && lp == k.pin && lp != NO_PIN => {
+                    self.acc.first_bound(u, StmtId::new(lp as usize))
+                }
+                _ => u,
+            };
+            return self.conflict(k.desc, k.carried, u);
         }
         let d = if k.first {
             match self.inner_loop[b.index()] {
@@ -1174,7 +1189,7 @@ fn memo_hash(s: u32, pre: &[u32], snap: &[(Key, u32, u32)]) -> u64 {
             | ((k.back as u64) << 1)
             | k.first as u64);
         mix(((k.tag as u64) << 32) | a as u64);
-        mix((((k.br as u64) << 32) | r as u64) ^ ((k.pinned as u64) << 63));
+        mix((((k.br as u64) << 32) | r as u64) ^ ((k.pin as u64) << 7).rotate_left(29));
     }
     h
 }
@@ -1782,7 +1797,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     back: false,
                     asy: c.asy[a as usize],
                     br: NO_BR,
-                    pinned: false,
+                    pin: NO_PIN,
                 },
                 stamp,
                 a,

@@ -2163,7 +2163,7 @@ kernel @k() {
 
 /// `gen --ops 100 --seed 197 --target gfx950`, reduced: a copy through a handle of a 4-trip
 /// loop leaves it from the last trip, which wrote `%v6`: bound to that one place (and still
-/// compared with the unbound forms, `Key::pinned`), it meets the next outer trip's read of
+/// compared with the unbound forms, `Key::pin`), it meets the next outer trip's read of
 /// `%A2` without a barrier. In 3 trips the last copy writes `%v8`, in `%A2`: a barrier at the
 /// outer loop's head.
 #[test]
@@ -2199,7 +2199,7 @@ kernel @k(%n = 3) waves 2 {{
 
 /// A copy that writes one fixed place itself stays compared in its branch's form
 /// (`async_copies_follow_the_branch_taken`) when a loose copy elsewhere leaves its loop bound
-/// to that same place: the looseness follows the key (`Key::pinned`), not the descriptor
+/// to that same place: the looseness follows the key (`Key::pin`), not the descriptor
 /// (marking the descriptor loose put a second barrier in the `%i10` loop, seed 195).
 #[test]
 fn a_pinned_copy_leaves_other_copies_of_its_place_alone() {
@@ -2227,4 +2227,79 @@ kernel @k(%n = 0, %c = 1) waves 4 {
 "#;
     assert_minimal(src, Target::Gfx950, 2);
     assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 2);
+}
+
+/// `gen --ops 100 --seed 8 --target sm_90`, reduced: the second copy of the inner loop's last
+/// trip (odd: `%h27` is `%A1`) is pinned there, goes round the outer loop and meets the inner
+/// loop's next run in its first trip, where the first copy writes `%A2`: no barrier at the
+/// outer loop's head (async-waits compares that consumer in the first trip too, `Reach::again`
+/// unset). With 15 trips the last one writes `%A2`: a barrier there.
+#[test]
+fn a_pinned_copy_meets_its_loops_next_run_in_the_first_trip() {
+    let src = |trips: u32| {
+        format!(
+            "target sm_90
+kernel @k(%n = 3, %c = 1) waves 32 {{
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 1024 at %A0
+  %A2 = buffer workgroup 8192
+  %A3 = buffer workgroup 6144
+  %G = buffer global 1048576
+  for %i22 = 0 to 16 step 4 iter(%h23 = %A3, %h24 = %A0) {{
+    for %i25 = 0 to {trips} iter(%h26 = %A1, %h27 = %A2) {{
+      op \"cp_async\" async write %h27, read %G
+      op \"cp_async\" async write %h27, read %G[0:4096]
+      yield %h27, %h26
+    }}
+    yield %h24, %h23
+  }}
+}}
+"
+        )
+    };
+    let even = src(16);
+    assert_minimal(&even, Target::Sm90, 1);
+    assert_eq!(barrier_lines(&inserted_verified(&even, Target::Sm90)), 1);
+    let odd = src(15);
+    assert_minimal(&odd, Target::Sm90, 2);
+    assert_eq!(barrier_lines(&inserted_verified(&odd, Target::Sm90)), 2);
+}
+
+/// `gen --ops 100 --seed 21 --target gfx1250`, reduced: the innermost loop's handles start
+/// from `%h7` of the loop around it; bound to its last trip, `%h11` is `%h7` again, and bound
+/// to that loop's last trip `%A1`, which the next outer trip's copy (into `%A0` in its first
+/// trip) does not write: no barrier at the head of the outermost loop. In 3 inner trips the
+/// last read is `%A0`: one there.
+#[test]
+fn a_bound_form_through_an_outer_handle_is_bound_again() {
+    let src = |trips: u32| {
+        format!(
+            "target gfx1250
+kernel @k(%n = 3, %c = 1) waves 2 {{
+  %A0 = buffer workgroup 6144
+  %A1 = buffer workgroup 3072
+  %G = buffer global 1048576
+  for %i4 = 0 to %n max 64 {{
+    for %i5 = 0 to 16 step 4 iter(%h6 = %A1, %h7 = %A0) {{
+      op \"tensor_load\" async write %h7, read %G
+      for %i9 = 0 to {} step 4 iter(%h10 = %h7, %h11 = %A0) {{
+        op \"ds_write\" write %h10
+        op \"ds_read\" read %h11
+        yield %h11, %h10
+      }}
+      yield %h7, %h6
+    }}
+  }}
+}}
+",
+            4 * trips
+        )
+    };
+    let waits = |s: &str| s.lines().filter(|l| l.trim() == "barrier.wait -1").count();
+    let four = src(4);
+    assert_minimal(&four, Target::Gfx1250, 2);
+    assert_eq!(waits(&inserted_verified(&four, Target::Gfx1250)), 2);
+    let three = src(3);
+    assert_minimal(&three, Target::Gfx1250, 3);
+    assert_eq!(waits(&inserted_verified(&three, Target::Gfx1250)), 3);
 }
