@@ -3793,7 +3793,22 @@ impl Resolver<'_> {
             ValueKind::Result { stmt, index } => Some((stmt, index, true)),
             _ => None,
         };
-        let ((s1, i1, res1), (s2, i2, res2)) = (of(x)?, of(y)?);
+        // A handle its loop yields unchanged is its initial value in every iteration.
+        let fixed = |mut v: ValueId| {
+            for _ in 0..16 {
+                let ValueKind::IterArg { stmt, index } = k.values[v].kind else {
+                    break;
+                };
+                match &k.stmts[stmt].kind {
+                    StmtKind::For(f) if k.blocks[f.body].yields.get(index) == Some(&v) => {
+                        v = f.iter_args[index].1;
+                    }
+                    _ => break,
+                }
+            }
+            v
+        };
+        let ((s1, i1, res1), (s2, i2, res2)) = (of(fixed(x))?, of(fixed(y))?);
         if s1 != s2 || i1 == i2 || res1 != res2 || (res1 && !self.exact.top.contains(&s1)) {
             return None;
         }
