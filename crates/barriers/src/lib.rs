@@ -1055,6 +1055,10 @@ impl<'k> Ctx<'k> {
                 }
                 _ => u,
             };
+            // The branch the path took at the last `if` with results, as below.
+            if k.br != NO_BR && !self.br_agrees(k, a) {
+                return false;
+            }
             return self.conflict(k.desc, k.carried, u);
         }
         let d = if k.first {
@@ -1083,19 +1087,28 @@ impl<'k> Ctx<'k> {
             // The branch the path took at the last `if` with results (`Key::br`): both
             // forms bound the access, so a conflict needs both. Async copies too: async-waits
             // guards a copy by the branch that issued it, decided branches included.
-            if let Ok(i) = self.br_forms.binary_search_by_key(&a, |x| x.0) {
-                let (_, s, forms) = self.br_forms[i];
-                if k.br >> 1 == s.index() as u32
-                    && !self.conflict(k.desc, k.carried, forms[(k.br & 1) as usize])
-                {
-                    return false;
-                }
+            if !self.br_agrees(k, a) {
+                return false;
             }
             d
         } else {
             d
         };
         self.conflict(k.desc, k.carried, d)
+    }
+
+    /// Whether key `k` conflicts with access `a` in the form `a` takes in the branch `k`'s
+    /// path took at the `if` with results it reads through (`Key::br`; true when `a` reads
+    /// through no such `if`'s results).
+    fn br_agrees(&self, k: &Key, a: u32) -> bool {
+        match self.br_forms.binary_search_by_key(&a, |x| x.0) {
+            Ok(i) => {
+                let (_, s, forms) = self.br_forms[i];
+                k.br >> 1 != s.index() as u32
+                    || self.conflict(k.desc, k.carried, forms[(k.br & 1) as usize])
+            }
+            Err(_) => true,
+        }
     }
 
     /// The handles' period of loop `lp` when `Key::res` follows it.

@@ -2336,3 +2336,47 @@ kernel @k(%n = 1, %c = 1) waves 2 {
     assert_minimal(&same, Target::Gfx1250, 2);
     assert_eq!(waits(&inserted_verified(&same, Target::Gfx1250)), 2);
 }
+
+/// `gen --ops 100 --seed 47 --target gfx1250`, reduced: the copy through the 8-trip loop's
+/// handle is pinned to `%v2` (its last trip) and leaves the else branch, whose `%x21` is
+/// `%A0`: a pinned copy follows the branch taken too (`Key::br`), so no barrier before the
+/// read of `%x21`. Where the else branch yields `%A2`, one.
+#[test]
+fn a_pinned_copy_follows_the_branch_taken() {
+    let src = r#"target gfx1250
+kernel @k(%n = 16, %c = 1) waves 8 {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 2048
+  %A2 = buffer workgroup 8192
+  %G = buffer global 1048576
+  %v2 = view %A2[0:4096]
+  %x6 = if uniform %c == 0 {
+    yield %A1
+  } else {
+    yield %A2
+  }
+  %x21 = if uniform %c == 0 {
+    yield %A2
+  } else {
+    op "ds_write" write %A1
+    for %i22 = 0 to 8 iter(%h23 = %v2, %h24 = %A0) {
+      op "gather_to_lds" async write %h24, read %G
+      op "ds_read" read %A1
+      for %i25 = 0 to %n max 64 {
+        op "ds_write" write %x6
+      }
+      yield %h24, %h23
+    }
+    yield %A0
+  }
+  op "ds_read_b128" read %x21
+}
+"#;
+    let waits = |s: &str| s.lines().filter(|l| l.trim() == "barrier.wait -1").count();
+    assert_minimal(src, Target::Gfx1250, 2);
+    assert_eq!(waits(&inserted_verified(src, Target::Gfx1250)), 2);
+    let a2 = src.replace("    yield %A0\n  }\n  op", "    yield %A2\n  }\n  op");
+    assert_ne!(a2, src);
+    assert_minimal(&a2, Target::Gfx1250, 3);
+    assert_eq!(waits(&inserted_verified(&a2, Target::Gfx1250)), 3);
+}
