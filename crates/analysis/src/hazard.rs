@@ -3591,6 +3591,21 @@ impl<'k> Resolver<'k> {
                                 }
                             }
                         }
+                        // A handle the loop yields unchanged is its initial value in every
+                        // iteration: one through another loop's handle keeps that handle
+                        // (its own would hide it).
+                        Some(rot)
+                            if rot.orbits[index].len() == 1
+                                && self
+                                    .regions(f.iter_args[index].1)
+                                    .iter()
+                                    .any(|r| r.handle.is_some()) =>
+                        {
+                            for mut r in self.regions(f.iter_args[index].1) {
+                                r.kept |= r.slot.is_some();
+                                out.push(r);
+                            }
+                        }
                         Some(rot) if self.open == Some(stmt) => {
                             for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {

@@ -2380,3 +2380,35 @@ kernel @k(%n = 16, %c = 1) waves 8 {
     assert_minimal(&a2, Target::Gfx1250, 3);
     assert_eq!(waits(&inserted_verified(&a2, Target::Gfx1250)), 3);
 }
+
+/// `gen --ops 100 --seed 60 --target gfx1250`, reduced: the inner loop yields its handles
+/// unchanged, so `%h12` is the outer `%h7` in every trip and keeps that outer handle, which
+/// is never `%h6`: the copy into `%h12` and the write of `%h6` need no barrier between them
+/// (one, for the next trip). Started from `%h6`, `%h12` is `%h6`: two.
+#[test]
+fn a_handle_yielded_unchanged_keeps_the_outer_handle() {
+    let src = r#"target gfx1250
+kernel @k(%n = 0, %c = 1) waves 8 {
+  %A0 = buffer workgroup 6144
+  %A1 = buffer workgroup 8192
+  %A2 = buffer workgroup 6144
+  %A3 = buffer workgroup 3072 at %A2 + 3072
+  %G = buffer global 1048576
+  %r8, %r9 = for %i5 = 0 to 16 step 4 iter(%h6 = %A3, %h7 = %A1) {
+    %r13, %r14 = for %i10 = 0 to %n min 1 max 16 iter(%h11 = %h6, %h12 = %h7) {
+      op "tensor_load" async write %h12, read %G
+      op "lds_copy" write %h6, read %A0[3072:6144]
+      yield %h11, %h12
+    }
+    yield %h7, %h6
+  }
+}
+"#;
+    let waits = |s: &str| s.lines().filter(|l| l.trim() == "barrier.wait -1").count();
+    assert_minimal(src, Target::Gfx1250, 1);
+    assert_eq!(waits(&inserted_verified(src, Target::Gfx1250)), 1);
+    let same = src.replace("%h12 = %h7)", "%h12 = %h6)");
+    assert_ne!(same, src);
+    assert_minimal(&same, Target::Gfx1250, 2);
+    assert_eq!(waits(&inserted_verified(&same, Target::Gfx1250)), 2);
+}
