@@ -389,33 +389,14 @@ impl Accesses {
             vec![describe(k, threads, &ops, &exact)]
         } else {
             let chunks: Vec<&[(StmtId, syncopt_ir::expr::TidRange)]> = ops.chunks(chunk).collect();
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            let done: std::sync::Mutex<Vec<(usize, Part)>> = std::sync::Mutex::new(Vec::new());
-            std::thread::scope(|sc| {
-                let work = || loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(c) = chunks.get(i) else { break };
-                    let part = describe(k, threads, c, &exact);
-                    if let Ok(mut d) = done.lock() {
-                        d.push((i, part));
-                    }
-                };
-                // Threads that cannot be started are done without; a chunk lost to a failed
-                // one sends everything through one pass below.
-                let hs: Vec<_> = (0..workers.min(chunks.len()))
-                    .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
-                    .collect();
-                for h in hs {
-                    let _ = h.join();
-                }
+            let done = on_threads(chunks.len(), workers, &|i| {
+                describe(k, threads, chunks[i], &exact)
             });
-            let mut done = done.into_inner().unwrap_or_default();
-            done.sort_by_key(|x| x.0);
-            if done.len() != chunks.len() {
-                // A worker failed (it cannot): one pass instead.
+            if done.iter().any(|d| d.is_none()) {
+                // A chunk no thread took: one pass instead.
                 vec![describe(k, threads, &ops, &exact)]
             } else {
-                done.into_iter().map(|x| x.1).collect()
+                done.into_iter().flatten().collect()
             }
         };
         let mut out = Accesses {
@@ -572,44 +553,15 @@ impl Accesses {
             out
         };
         let mut results: Vec<Option<Desc>> = (0..tasks.len()).map(|_| None).collect();
-        let mut done = vec![false; n_groups];
-        if workers > 1 && n_groups >= 64 {
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            // (group, its tasks' bound forms)
-            type Done = Vec<(usize, Vec<(usize, Option<Desc>)>)>;
-            let found: std::sync::Mutex<Done> = std::sync::Mutex::new(Vec::new());
-            std::thread::scope(|sc| {
-                let work = || loop {
-                    let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if g >= n_groups {
-                        break;
-                    }
-                    let out = run_group(g);
-                    if let Ok(mut f) = found.lock() {
-                        f.push((g, out));
-                    }
-                };
-                // Threads that cannot be started are done without; groups a failed one
-                // took are run below.
-                let hs: Vec<_> = (0..workers.min(n_groups))
-                    .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
-                    .collect();
-                for h in hs {
-                    let _ = h.join();
-                }
-            });
-            for (g, out) in found.into_inner().unwrap_or_default() {
-                done[g] = true;
-                for (i, d) in out {
-                    results[i] = d;
-                }
-            }
-        }
-        for (g, ok) in done.iter().enumerate() {
-            if !ok {
-                for (i, d) in run_group(g) {
-                    results[i] = d;
-                }
+        let done = if workers > 1 && n_groups >= 64 {
+            on_threads(n_groups, workers, &run_group)
+        } else {
+            (0..n_groups).map(|_| None).collect()
+        };
+        // Groups no thread took are run here.
+        for (g, out) in done.into_iter().enumerate() {
+            for (i, d) in out.unwrap_or_else(|| run_group(g)) {
+                results[i] = d;
             }
         }
         // Interned in task order, as one pass would. Descriptors are looked up by hash
@@ -759,33 +711,11 @@ impl Accesses {
             }
             out
         };
-        let mut made: Vec<Option<Made>> = (0..groups.len()).map(|_| None).collect();
-        if workers > 1 && groups.len() >= 64 {
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            let found: std::sync::Mutex<Vec<(usize, Made)>> = std::sync::Mutex::new(Vec::new());
-            std::thread::scope(|sc| {
-                let work = || loop {
-                    let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if g >= groups.len() {
-                        break;
-                    }
-                    let out = run_group(g);
-                    if let Ok(mut f) = found.lock() {
-                        f.push((g, out));
-                    }
-                };
-                // Groups a thread that could not be started would have taken are made below.
-                let hs: Vec<_> = (0..workers.min(groups.len()))
-                    .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
-                    .collect();
-                for h in hs {
-                    let _ = h.join();
-                }
-            });
-            for (g, out) in found.into_inner().unwrap_or_default() {
-                made[g] = Some(out);
-            }
-        }
+        let made: Vec<Option<Made>> = if workers > 1 && groups.len() >= 64 {
+            on_threads(groups.len(), workers, &run_group)
+        } else {
+            (0..groups.len()).map(|_| None).collect()
+        };
         let made: Vec<Made> = made
             .into_iter()
             .enumerate()
@@ -2974,6 +2904,40 @@ fn fit_ivs(k: &Kernel, mut nd: Desc, ivs: &[ValueId], lp: StmtId) -> Option<Desc
         remove_iv(&mut nd, v);
     }
     Some(nd)
+}
+
+/// `f(0..n)` on up to `workers` threads taking the next index as they go: each index's result,
+/// in order, `None` where no thread could be started to take it (the caller runs those).
+fn on_threads<T: Send>(
+    n: usize,
+    workers: usize,
+    f: &(dyn Fn(usize) -> T + Sync),
+) -> Vec<Option<T>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let found: std::sync::Mutex<Vec<(usize, T)>> = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|sc| {
+        let work = || loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= n {
+                break;
+            }
+            let out = f(i);
+            if let Ok(mut v) = found.lock() {
+                v.push((i, out));
+            }
+        };
+        let hs: Vec<_> = (0..workers.min(n))
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
+            .collect();
+        for h in hs {
+            let _ = h.join();
+        }
+    });
+    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    for (i, x) in found.into_inner().unwrap_or_default() {
+        out[i] = Some(x);
+    }
+    out
 }
 
 /// How many times `Accesses::bind_handles` binds the forms it made (loops nested this deep,
