@@ -478,14 +478,7 @@ impl Accesses {
             if desc.bind.is_none() {
                 continue;
             }
-            let mut loops: Vec<StmtId> = desc
-                .regions
-                .iter()
-                .filter_map(|r| r.handle.map(|h| h.0))
-                .collect();
-            loops.sort();
-            loops.dedup();
-            for lp in loops {
+            for lp in handle_loops(desc, |_| true) {
                 let last_iter = exact.get(&lp).and_then(|t| t.checked_sub(1));
                 for (slot, it) in [(0usize, Some(0u64)), (1, last_iter)] {
                     if let Some(it) = it {
@@ -629,20 +622,11 @@ impl Accesses {
             if desc.bind.is_none() {
                 continue;
             }
-            let mut loops: Vec<StmtId> = desc
-                .regions
-                .iter()
-                .filter_map(|r| r.handle.map(|h| h.0))
-                .filter(|lp| {
-                    !exact.contains_key(lp)
-                        && *nested
-                            .entry(*lp)
-                            .or_insert_with(|| starts_from_loop(k, *lp))
-                })
-                .collect();
-            loops.sort();
-            loops.dedup();
-            for lp in loops {
+            let inner = |lp: StmtId| {
+                !exact.contains_key(&lp)
+                    && *nested.entry(lp).or_insert_with(|| starts_from_loop(k, lp))
+            };
+            for lp in handle_loops(desc, inner) {
                 groups.entry(lp).or_default().push(d as u32);
             }
         }
@@ -679,12 +663,7 @@ impl Accesses {
                 let Some(exit) = form(None) else {
                     continue;
                 };
-                let mut outer: Vec<StmtId> = exit
-                    .regions
-                    .iter()
-                    .filter_map(|r| r.handle.map(|h| h.0))
-                    .filter(|&l| l != lp)
-                    .collect();
+                let outer = handle_loops(&exit, |l| l != lp);
                 if outer.is_empty()
                     || exit
                         .regions
@@ -693,8 +672,6 @@ impl Accesses {
                 {
                     continue;
                 }
-                outer.sort();
-                outer.dedup();
                 // The outer loops' first and last iterations, as `bind_handles` makes them.
                 let binds = outer
                     .into_iter()
@@ -764,15 +741,7 @@ impl Accesses {
             if !self.descs[d].regions.iter().any(top) {
                 continue;
             }
-            let mut loops: Vec<StmtId> = self.descs[d]
-                .regions
-                .iter()
-                .filter(|g| top(g))
-                .filter_map(|g| g.handle.map(|h| h.0))
-                .collect();
-            loops.sort();
-            loops.dedup();
-            for lp in loops {
+            for lp in handle_loops(&self.descs[d], |l| exact.top.contains(&l)) {
                 let StmtKind::For(f) = &k.stmts[lp].kind else {
                     continue;
                 };
@@ -2904,6 +2873,19 @@ fn fit_ivs(k: &Kernel, mut nd: Desc, ivs: &[ValueId], lp: StmtId) -> Option<Desc
         remove_iv(&mut nd, v);
     }
     Some(nd)
+}
+
+/// The loops whose handles `d` goes through that `keep` keeps, sorted, without repeats.
+fn handle_loops(d: &Desc, mut keep: impl FnMut(StmtId) -> bool) -> Vec<StmtId> {
+    let mut loops: Vec<StmtId> = d
+        .regions
+        .iter()
+        .filter_map(|r| r.handle.map(|h| h.0))
+        .filter(|&l| keep(l))
+        .collect();
+    loops.sort();
+    loops.dedup();
+    loops
 }
 
 /// `f(0..n)` on up to `workers` threads taking the next index as they go: each index's result,
