@@ -454,7 +454,7 @@ impl State {
     fn leave_loop(&mut self, acc: &Accesses, loose: &[bool], lp: Option<StmtId>) {
         let bind = |k: &Key| match (k.carried, lp) {
             // A loose async producer only to one fixed place (async-waits follows it there
-            // from the loop's last iteration, `Reach::past`); it stays loose (`Ctx::new`).
+            // from the loop's last iteration, `Reach::past`); it stays loose (`Key::pin`).
             (0, Some(lp)) if k.asy && (k.pin != NO_PIN || loose[k.desc as usize]) => acc
                 .last_bound(k.desc, lp)
                 .filter(|&d| acc.descs[d as usize].ivs.is_empty()),
