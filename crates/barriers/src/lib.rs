@@ -154,6 +154,12 @@ struct Key {
 /// `Key::pin`: not pinned.
 const NO_PIN: u32 = u32::MAX;
 
+/// A loose async producer (`Ctx::async_loose` for its descriptor, or `Key::pin`).
+#[inline]
+fn is_loose(k: &Key, loose: &[bool]) -> bool {
+    k.asy && (k.pin != NO_PIN || loose[k.desc as usize])
+}
+
 /// `Key::br`: no `if` with results crossed since the access.
 const NO_BR: u32 = u32::MAX;
 
@@ -455,7 +461,7 @@ impl State {
         let bind = |k: &Key| match (k.carried, lp) {
             // A loose async producer only to one fixed place (async-waits follows it there
             // from the loop's last iteration, `Reach::past`); it stays loose (`Key::pin`).
-            (0, Some(lp)) if k.asy && (k.pin != NO_PIN || loose[k.desc as usize]) => acc
+            (0, Some(lp)) if is_loose(k, loose) => acc
                 .last_bound(k.desc, lp)
                 .filter(|&d| acc.descs[d as usize].ivs.is_empty()),
             (0, Some(lp)) => {
@@ -1037,7 +1043,7 @@ impl<'k> Ctx<'k> {
     /// A loose async producer (`async_loose`, `Key::pin`): compared with the unbound forms.
     #[inline]
     fn loose(&self, k: &Key) -> bool {
-        k.asy && (k.pin != NO_PIN || self.async_loose[k.desc as usize])
+        is_loose(k, &self.async_loose)
     }
 
     /// `conflict` for a pending key and access `a` of block `b`: a key older than the entry

@@ -1367,6 +1367,13 @@ fn barrier_lines(text: &str) -> usize {
     text.lines().filter(|l| l.trim() == "barrier").count()
 }
 
+/// How many `barrier.wait -1` lines (split barriers on the default id) a printed kernel has.
+fn wait_lines(text: &str) -> usize {
+    text.lines()
+        .filter(|l| l.trim() == "barrier.wait -1")
+        .count()
+}
+
 /// `gen --ops 20 --seed 148 --target gfx950`, reduced: an async copy and a plain write
 /// through the same handle share a descriptor. The async rules (a copy's handles compared
 /// unbound at a loop's exit) are about the copy alone: the plain write of the last iteration
@@ -2295,13 +2302,12 @@ kernel @k(%n = 3, %c = 1) waves 2 {{
             4 * trips
         )
     };
-    let waits = |s: &str| s.lines().filter(|l| l.trim() == "barrier.wait -1").count();
     let four = src(4);
     assert_minimal(&four, Target::Gfx1250, 2);
-    assert_eq!(waits(&inserted_verified(&four, Target::Gfx1250)), 2);
+    assert_eq!(wait_lines(&inserted_verified(&four, Target::Gfx1250)), 2);
     let three = src(3);
     assert_minimal(&three, Target::Gfx1250, 3);
-    assert_eq!(waits(&inserted_verified(&three, Target::Gfx1250)), 3);
+    assert_eq!(wait_lines(&inserted_verified(&three, Target::Gfx1250)), 3);
 }
 
 /// `gen --ops 100 --seed 89 --target gfx1250`, reduced: `%i14` yields `%h15` unchanged, so
@@ -2329,12 +2335,11 @@ kernel @k(%n = 1, %c = 1) waves 2 {
   }
 }
 "#;
-    let waits = |s: &str| s.lines().filter(|l| l.trim() == "barrier.wait -1").count();
     assert_minimal(src, Target::Gfx1250, 1);
-    assert_eq!(waits(&inserted_verified(src, Target::Gfx1250)), 1);
+    assert_eq!(wait_lines(&inserted_verified(src, Target::Gfx1250)), 1);
     let same = src.replace("iter(%h15 = %r12", "iter(%h15 = %r11");
     assert_minimal(&same, Target::Gfx1250, 2);
-    assert_eq!(waits(&inserted_verified(&same, Target::Gfx1250)), 2);
+    assert_eq!(wait_lines(&inserted_verified(&same, Target::Gfx1250)), 2);
 }
 
 /// `gen --ops 100 --seed 47 --target gfx1250`, reduced: the copy through the 8-trip loop's
@@ -2372,13 +2377,12 @@ kernel @k(%n = 16, %c = 1) waves 8 {
   op "ds_read_b128" read %x21
 }
 "#;
-    let waits = |s: &str| s.lines().filter(|l| l.trim() == "barrier.wait -1").count();
     assert_minimal(src, Target::Gfx1250, 2);
-    assert_eq!(waits(&inserted_verified(src, Target::Gfx1250)), 2);
+    assert_eq!(wait_lines(&inserted_verified(src, Target::Gfx1250)), 2);
     let a2 = src.replace("    yield %A0\n  }\n  op", "    yield %A2\n  }\n  op");
     assert_ne!(a2, src);
     assert_minimal(&a2, Target::Gfx1250, 3);
-    assert_eq!(waits(&inserted_verified(&a2, Target::Gfx1250)), 3);
+    assert_eq!(wait_lines(&inserted_verified(&a2, Target::Gfx1250)), 3);
 }
 
 /// `gen --ops 100 --seed 60 --target gfx1250`, reduced: the inner loop yields its handles
@@ -2404,11 +2408,10 @@ kernel @k(%n = 0, %c = 1) waves 8 {
   }
 }
 "#;
-    let waits = |s: &str| s.lines().filter(|l| l.trim() == "barrier.wait -1").count();
     assert_minimal(src, Target::Gfx1250, 1);
-    assert_eq!(waits(&inserted_verified(src, Target::Gfx1250)), 1);
+    assert_eq!(wait_lines(&inserted_verified(src, Target::Gfx1250)), 1);
     let same = src.replace("%h12 = %h7)", "%h12 = %h6)");
     assert_ne!(same, src);
     assert_minimal(&same, Target::Gfx1250, 2);
-    assert_eq!(waits(&inserted_verified(&same, Target::Gfx1250)), 2);
+    assert_eq!(wait_lines(&inserted_verified(&same, Target::Gfx1250)), 2);
 }
