@@ -978,6 +978,37 @@ impl Accesses {
         k: &Kernel,
         threads: Option<u64>,
     ) -> Vec<(u32, StmtId, [u32; 2])> {
+        self.if_forms(k, threads, false)
+            .into_iter()
+            .map(|(a, _, st, f)| (a, st, f))
+            .collect()
+    }
+
+    /// Accesses through a handle of a loop whose initial value is (a view of) a result of a
+    /// uniform `if`: per access, the loop, the `if`, and its descriptor in the loop's first
+    /// iteration with the `if`'s results taken from the then branch and from the else branch
+    /// alone, as (access, loop, `if`, [then form, else form]), sorted. A path that crossed the
+    /// `if` and then entered the loop sees that branch's value in the handle's first
+    /// iteration (`iter(%h = %x)` after `%x = if ..`). Used by the barrier pass only.
+    pub fn first_branch_forms(
+        &mut self,
+        k: &Kernel,
+        threads: Option<u64>,
+    ) -> Vec<(u32, StmtId, StmtId, [u32; 2])> {
+        self.if_forms(k, threads, true)
+            .into_iter()
+            .filter_map(|(a, lp, st, f)| Some((a, lp?, st, f)))
+            .collect()
+    }
+
+    /// `branch_forms` (`first`: false) or `first_branch_forms` (true), with the loop of the
+    /// handle in the second.
+    fn if_forms(
+        &mut self,
+        k: &Kernel,
+        threads: Option<u64>,
+        first: bool,
+    ) -> Vec<(u32, Option<StmtId>, StmtId, [u32; 2])> {
         let mut out = Vec::new();
         // The `if` whose result the memory value is, through views.
         let if_of = |mut v: ValueId| -> Option<StmtId> {
@@ -996,8 +1027,27 @@ impl Accesses {
                 }
             }
         };
+        // With `first`: the loop whose handle the value is (through views), and the `if`
+        // its initial value is a result of.
+        let source = |mut v: ValueId| -> Option<(Option<StmtId>, StmtId)> {
+            if !first {
+                return Some((None, if_of(v)?));
+            }
+            loop {
+                match k.values[v].kind {
+                    ValueKind::View(view) => v = k.views[view].base,
+                    ValueKind::IterArg { stmt, index } => {
+                        let StmtKind::For(f) = &k.stmts[stmt].kind else {
+                            return None;
+                        };
+                        return Some((Some(stmt), if_of(f.iter_args.get(index)?.1)?));
+                    }
+                    _ => return None,
+                }
+            }
+        };
         let relevant = |s: StmtId| match &k.stmts[s].kind {
-            StmtKind::Op(op) => op.effects.iter().any(|e| if_of(e.mem.value).is_some()),
+            StmtKind::Op(op) => op.effects.iter().any(|e| source(e.mem.value).is_some()),
             _ => false,
         };
         if !k.stmts.iter().any(|(s, _)| relevant(s)) {
@@ -1007,7 +1057,7 @@ impl Accesses {
         let mut ops = Vec::new();
         ops_with_tids(k, k.body, syncopt_ir::expr::ALL_TIDS, &mut ops);
         let mut plain = Resolver::new(k, &exact);
-        let mut resolvers: BTreeMap<(StmtId, usize), Resolver> = BTreeMap::new();
+        let mut resolvers: BTreeMap<(StmtId, usize, Option<StmtId>), Resolver> = BTreeMap::new();
         let mut intern: FxMap<Desc, u32> = FxMap::default();
         // Most such effects repeat one seen before (as in `describe`).
         let mut seen: FxMap<SelKey, Vec<(Selector, [u32; 2])>> = FxMap::default();
@@ -1032,29 +1082,43 @@ impl Accesses {
             let th = threads.map(|t| (tids.0.max(0), tids.1.min(t as i64)));
             for (&i, &a) in made.iter().zip(&ids) {
                 let e = &op.effects[i];
-                let Some(st) = if_of(e.mem.value) else {
+                let Some((lp, st)) = source(e.mem.value) else {
                     continue;
                 };
                 let mode = self.accesses[a as usize].mode;
                 let key = sel_key(e, mode, th);
                 if let Some(forms) = seen_before(&seen, &key, &e.mem.sel) {
                     if forms.iter().all(|&f| f != u32::MAX) {
-                        out.push((a, st, forms));
+                        out.push((a, lp, st, forms));
                     }
                     continue;
                 }
+                let ivs = match lp {
+                    Some(_) => self.descs[self.accesses[a as usize].desc as usize]
+                        .ivs
+                        .clone(),
+                    None => Vec::new(),
+                };
                 let mut forms = [u32::MAX; 2];
                 for (side, form) in forms.iter_mut().enumerate() {
-                    let r = resolvers.entry((st, side)).or_insert_with(|| {
+                    let r = resolvers.entry((st, side, lp)).or_insert_with(|| {
                         let mut r = Resolver::new(k, &exact);
                         r.fix_if = Some((st, side));
+                        // The loop's first iteration: its handles hold their initial values.
+                        r.fix = lp.map(|l| (l, 0));
                         r
                     });
                     let regions = r.regions(e.mem.value);
-                    if regions.is_empty() {
+                    if regions.is_empty() || std::mem::take(&mut r.unbound) {
                         continue;
                     }
                     let mut desc = make_desc(k, mode, regions, &e.mem.sel, th);
+                    if let Some(l) = lp {
+                        let Some(d) = fit_ivs(k, desc, &ivs, l) else {
+                            continue;
+                        };
+                        desc = d;
+                    }
                     if desc.regions.iter().any(|r| r.handle.is_some()) {
                         desc.bind = Some(Box::new(BindSrc {
                             value: e.mem.value,
@@ -1068,7 +1132,7 @@ impl Accesses {
                     .or_default()
                     .push((e.mem.sel.clone(), forms));
                 if forms.iter().all(|&f| f != u32::MAX) {
-                    out.push((a, st, forms));
+                    out.push((a, lp, st, forms));
                 }
             }
         }
@@ -3482,8 +3546,19 @@ impl<'k> Resolver<'k> {
                         }
                     }
                     ViewKind::Slot { count, index } => {
+                        // A slot no iteration moves is a range of the base.
+                        let fixed = k.slot_index(index, *count);
+                        let fixed = fixed.is_constant().then_some(fixed.constant as u64);
                         for r in &mut base {
-                            if let (Some((a, b)), None, false) = (r.range, &r.slot, r.hull) {
+                            // Its bytes in the root, or (a buffer that `aliases` another)
+                            // in its own buffer.
+                            let known = r.range.or(r.local.map(|l| (l.1, l.2)));
+                            if let (Some((a, b)), None, false, Some(j)) =
+                                (known, &r.slot, r.hull, fixed)
+                            {
+                                let size = b.saturating_sub(a) / u64::from((*count).max(1));
+                                narrow(r, j * size, (j + 1) * size);
+                            } else if let (Some((a, b)), None, false) = (r.range, &r.slot, r.hull) {
                                 let c = (*count).max(1);
                                 let size = b.saturating_sub(a) / c as u64;
                                 r.slot = Some(SlotInfo {

@@ -514,8 +514,15 @@ impl Memory {
                             // Slots of a handle of unknown size: keep the whole handle.
                             Region::Range(a, b)
                         } else {
-                            let mut index = index.clone();
-                            index.constant = index.constant.rem_euclid(*count as i64);
+                            // A slot no iteration moves is fixed (`Kernel::slot_index`).
+                            let folded = k.slot_index(index, *count);
+                            let index = if folded.is_constant() {
+                                folded
+                            } else {
+                                let mut index = index.clone();
+                                index.constant = index.constant.rem_euclid(*count as i64);
+                                index
+                            };
                             let fixed = index.is_constant().then_some(index.constant);
                             Region::Slot {
                                 lo: a,

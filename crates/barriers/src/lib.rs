@@ -613,7 +613,13 @@ struct Ctx<'k> {
     /// descriptor with the results of its then and else branch (`Accesses::branch_forms`),
     /// sorted by access.
     br_forms: Vec<(u32, StmtId, [u32; 2])>,
-    /// Per statement: an `if` of `br_forms` (its join tags the keys, `Key::br`).
+    /// Per access through a handle whose initial value is a result of a uniform `if`: the
+    /// handle's loop, that `if`, and the access's descriptor in the loop's first iteration
+    /// with the `if`'s then and else results (`Accesses::first_branch_forms`), sorted by
+    /// access.
+    first_br_forms: Vec<(u32, StmtId, StmtId, [u32; 2])>,
+    /// Per statement: an `if` of `br_forms` or `first_br_forms` (its join tags the keys,
+    /// `Key::br`).
     br_if: Vec<bool>,
 }
 
@@ -758,6 +764,7 @@ impl<'k> Ctx<'k> {
         );
         let t_br = std::time::Instant::now();
         let br_forms = acc.branch_forms(k, Some(threads));
+        let first_br_forms = acc.first_branch_forms(k, Some(threads));
         if dbg {
             eprintln!(
                 "ctx: if-result forms {:?} ({} accesses)",
@@ -767,13 +774,17 @@ impl<'k> Ctx<'k> {
         }
         let mut br_if = vec![
             false;
-            if br_forms.is_empty() {
+            if br_forms.is_empty() && first_br_forms.is_empty() {
                 0
             } else {
                 k.stmts.len()
             }
         ];
-        for &(_, s, _) in &br_forms {
+        for s in br_forms
+            .iter()
+            .map(|x| x.1)
+            .chain(first_br_forms.iter().map(|x| x.2))
+        {
             br_if[s.index()] = true;
         }
         let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
@@ -811,6 +822,7 @@ impl<'k> Ctx<'k> {
             res_loops,
             res_forms,
             br_forms,
+            first_br_forms,
             br_if,
             outer_res: Vec::new(),
             outer_forms: Vec::new(),
@@ -1070,7 +1082,13 @@ impl<'k> Ctx<'k> {
         let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
-                lp => self.acc.first_bound(d, StmtId::new(lp as usize)),
+                lp => {
+                    let lp = StmtId::new(lp as usize);
+                    if k.br != NO_BR && !self.first_br_agrees(k, a, lp) {
+                        return false;
+                    }
+                    self.acc.first_bound(d, lp)
+                }
             }
         } else if k.back && !k.asy {
             // The loop's second iteration: the last one when the trip count is 2. (Not for
@@ -1111,6 +1129,21 @@ impl<'k> Ctx<'k> {
             Ok(i) => {
                 let (_, s, forms) = self.br_forms[i];
                 k.br >> 1 != s.index() as u32
+                    || self.conflict(k.desc, k.carried, forms[(k.br & 1) as usize])
+            }
+            Err(_) => true,
+        }
+    }
+
+    /// `br_agrees` for access `a` in the first iteration of loop `lp` (`Key::first`): the
+    /// handle it goes through starts as a result of the `if` the key's path crossed last,
+    /// so it holds that branch's yield (`Ctx::first_br_forms`).
+    fn first_br_agrees(&self, k: &Key, a: u32, lp: StmtId) -> bool {
+        match self.first_br_forms.binary_search_by_key(&a, |x| x.0) {
+            Ok(i) => {
+                let (_, l, s, forms) = self.first_br_forms[i];
+                l != lp
+                    || k.br >> 1 != s.index() as u32
                     || self.conflict(k.desc, k.carried, forms[(k.br & 1) as usize])
             }
             Err(_) => true,
@@ -2496,7 +2529,7 @@ fn inner_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
 }
 
 /// Loops the simulation runs iteration by iteration.
-const UNROLL_MAX: u64 = 4;
+const UNROLL_MAX: u64 = 8;
 /// Loops with an `if` on their induction variable that the verifier runs iteration by
 /// iteration (longer ones join the iterations' states: the last one's branches are not known
 /// there, and an output relying on them would not verify).

@@ -1235,8 +1235,9 @@ fn count_removable_executable_sm90() {
 
 /// The executable campaign on every GPU target without stopping at the first rejected
 /// output: prints, per target, the rejected seeds and the removable barriers (to compare two
-/// builds). `SYNCOPT_SEEDS` (default 300), `SYNCOPT_TARGET` (default: all GPU targets),
-/// `SYNCOPT_OPS` (kernel size, default 20).
+/// builds). `SYNCOPT_SEEDS` (default 300), `SYNCOPT_FROM` (first seed, default 0),
+/// `SYNCOPT_TARGET` (default: all GPU targets), `SYNCOPT_OPS` (kernel size, default 20),
+/// `SYNCOPT_EXECUTABLE=0` (kernels of plain `syncopt gen`, default `--executable`).
 /// Asserts nothing: `count_removable_executable_sm90` and the verify campaigns judge.
 #[test]
 #[ignore]
@@ -1250,14 +1251,20 @@ fn executable_campaign_report() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(20);
     let only = std::env::var("SYNCOPT_TARGET").ok();
+    // SYNCOPT_FROM: first seed; SYNCOPT_EXECUTABLE=0: `syncopt gen` without --executable.
+    let from: u64 = std::env::var("SYNCOPT_FROM")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let executable = std::env::var("SYNCOPT_EXECUTABLE").map_or(true, |v| v != "0");
     for &t in Target::GPUS {
         if only.as_deref().is_some_and(|n| n != t.name()) {
             continue;
         }
         let (mut total, mut removable, mut rejected) = (0, 0, Vec::new());
         let mut removable_seeds = Vec::new();
-        for seed in 0..seeds {
-            let Some(k) = fixable_generated(seed, t, ops, true) else {
+        for seed in from..from + seeds {
+            let Some(k) = fixable_generated(seed, t, ops, executable) else {
                 continue;
             };
             let opts = InsertOptions::default();
@@ -2414,4 +2421,120 @@ kernel @k(%n = 0, %c = 1) waves 8 {
     assert_ne!(same, src);
     assert_minimal(&same, Target::Gfx1250, 2);
     assert_eq!(wait_lines(&inserted_verified(&same, Target::Gfx1250)), 2);
+}
+
+/// `gen --ops 100 --seed 622 --target gfx950`, reduced: an 8-trip loop alternates its two
+/// branches, each with a barrier, so what the odd branch leaves pending meets the even
+/// branch's barrier before the next odd one. The coverage run goes iteration by iteration
+/// through such loops up to the verifier's exact limit (8 trips), and the barrier the
+/// fixpoint placed for the odd-to-odd path goes. With 9 trips (the verifier joins the
+/// iterations) it stays.
+#[test]
+fn an_eight_trip_loop_runs_iteration_by_iteration() {
+    let src = r#"target gfx950
+kernel @k(%n = 1) waves 8 {
+  %A1 = buffer workgroup 8192
+  %A3 = buffer workgroup 1024
+  %G = buffer global 1048576
+  for %i2 = 0 to 8 {
+    if uniform (%i2 + 1) mod 2 == 0 {
+      op "gather_to_lds" async write %A3, read %G[tid * 4]
+      barrier
+      op "lds_copy" write %A3[0:512], read %A3
+    } else {
+      op "lds_add" atomic %A1
+      barrier
+      op "ds_read_b128" read %A1
+    }
+  }
+}
+"#;
+    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
+        let src = src.replace("target gfx950", &format!("target {}", t.name()));
+        assert_minimal(&src, t, 0);
+        let nine = src.replace("0 to 8", "0 to 9");
+        assert_minimal(&nine, t, 1);
+    }
+    assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 2);
+}
+
+/// `gen --ops 100 --seed 779 --target gfx950`, reduced: the loop's handle `%h2` starts as
+/// `%x`, the `if`'s result. A path through the then branch wrote `%A2` and enters the loop
+/// with `%h2 = %A0`; through the else branch it wrote `%A0` with `%h2 = %A2`: the first
+/// trip's write never meets the branch's (`Accesses::first_branch_forms`), and the loop's
+/// own barriers order the later trips. Where each branch yields the buffer it wrote, a
+/// barrier before the loop.
+#[test]
+fn a_handle_started_from_an_if_result_follows_the_branch_taken() {
+    let src = r#"target gfx950
+kernel @first_branch(%n = 1) {
+  %A0 = buffer workgroup 2048
+  %A2 = buffer workgroup 2048
+  %A3 = buffer workgroup 2048
+  %x = if uniform %n > 4 {
+    op "ds_write" write %A2
+    yield %A0
+  } else {
+    op "ds_write" write %A0
+    yield %A2
+  }
+  for %i = 0 to 4 iter(%h1 = %A3, %h2 = %x) {
+    op "ds_write" write %h2
+    barrier
+    op "ds_read" read %h1
+    barrier
+    yield %h2, %h1
+  }
+}
+"#;
+    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
+        let src = src.replace("target gfx950", &format!("target {}", t.name()));
+        assert_minimal(&src, t, 0);
+        let same = src
+            .replace("yield %A0\n  } else", "yield %A2\n  } else")
+            .replace("    yield %A2\n  }\n  for", "    yield %A0\n  }\n  for");
+        assert_ne!(same, src);
+        assert_minimal(&same, t, 1);
+    }
+    // An async copy through the handle is compared the same way.
+    let copy = src.replace(
+        "op \"ds_write\" write %h2",
+        "op \"gather_to_lds\" async write %h2, read %G\n    wait vmcnt(0)",
+    );
+    let copy = copy.replace(
+        "%A3 = buffer workgroup 2048",
+        "%A3 = buffer workgroup 2048\n  %G = buffer global 1048576",
+    );
+    assert_minimal(&copy, Target::Gfx950, 0);
+}
+
+/// `gen --ops 100 --seed 391 --target gfx950`, reduced: `(%i22 + 1) mod 2` with `%i22 = 0 to
+/// 16 step 4` is slot 1 in every trip (`Kernel::slot_index`), so the write of `%v23[128:384]`
+/// (bytes 640..896 of `%A1`, a buffer that aliases another) never meets the read of
+/// `%v12[256:512]`: no barrier after the loop. With step 1 the slot alternates and the
+/// write of slot 0 (bytes 128..384) needs one.
+#[test]
+fn a_slot_no_iteration_moves_is_fixed() {
+    let src = r#"target gfx950
+kernel @k(%n = 3) {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 2048 aliases %A0
+  %v12 = view %A1[0:1024]
+  for %i22 = 0 to 16 step 4 {
+    %v23 = view %v12 slot (%i22 + 1) mod 2
+    barrier
+    op "ds_write_b128" write %v23[128:384]
+  }
+  op "ds_read_b128" read %v12[256:512]
+}
+"#;
+    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
+        let src = src.replace("target gfx950", &format!("target {}", t.name()));
+        assert_minimal(&src, t, 0);
+        let moving = src.replace("0 to 16 step 4", "0 to 4");
+        assert_minimal(&moving, t, 1);
+        // Own buffers (the root's bytes known) too.
+        let own = src.replace(" aliases %A0", "");
+        assert_minimal(&own, t, 0);
+    }
 }

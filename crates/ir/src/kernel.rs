@@ -488,6 +488,42 @@ impl Kernel {
         }
     }
 
+    /// The index of a slot view (`view %v slot (index) mod count`) with the terms that never
+    /// move the slot folded into the constant: an induction variable of a loop with a constant
+    /// start whose step times the term's coefficient is a multiple of `count` names the same
+    /// slot in every iteration (`(%i + 1) mod 2` with `%i = 0 to 16 step 4` is slot 1). The
+    /// constant is reduced modulo `count`; the other terms stay as they are.
+    pub fn slot_index(&self, index: &AffineExpr, count: u32) -> AffineExpr {
+        let n = i128::from(count.max(1));
+        let mut out = AffineExpr::constant(0);
+        let mut c = i128::from(index.constant);
+        for &(v, coef) in &index.terms {
+            let start = match v {
+                crate::expr::Var::Value(x) => match self.values[x].kind {
+                    ValueKind::Iv(s) => match &self.stmts[s].kind {
+                        StmtKind::For(f) => match f.lo {
+                            Bound::Const(lo)
+                                if (i128::from(coef) * i128::from(f.step)) % n == 0 =>
+                            {
+                                Some(lo)
+                            }
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                crate::expr::Var::Tid => None,
+            };
+            match start {
+                Some(lo) => c += i128::from(coef) * i128::from(lo),
+                None => out.add_term(v, coef),
+            }
+        }
+        out.constant = c.rem_euclid(n) as i64;
+        out
+    }
+
     /// Size in bytes of a buffer or view, when static.
     pub fn static_size(&self, v: ValueId) -> Option<u64> {
         match self.values[v].kind {
