@@ -81,9 +81,12 @@ pub struct Reach {
     /// Some path stays in the iteration of the issue.
     pub same: bool,
     pub carried: Carried,
-    /// Some path crosses the back edge of a loop around none of the copies: without it, a
-    /// point inside loops the copies are outside of is in their first iterations.
-    pub later: bool,
+    /// The outermost loop around the current point that some path crossed the back edge of
+    /// while it lay around none of the copies, with its preorder number (the outer of two
+    /// such loops has the smaller one): a point inside loops the copies are outside of is in
+    /// the first iterations of those around this loop. Leaving it forgets it (the loops
+    /// crossed were it or inside it).
+    pub later: Option<(u32, StmtId)>,
     /// Every path that crosses a back edge or exit left this loop from its last iteration
     /// first (`Carried::Exit`), whatever it crossed after: the copy is the one of the last
     /// iteration of some run of the loop.
@@ -97,14 +100,14 @@ impl Reach {
     const NONE: Reach = Reach {
         same: false,
         carried: Carried::No,
-        later: false,
+        later: None,
         past: None,
         again: false,
     };
     const FRESH: Reach = Reach {
         same: true,
         carried: Carried::No,
-        later: false,
+        later: None,
         past: None,
         again: false,
     };
@@ -128,7 +131,10 @@ impl Reach {
         Reach {
             same: self.same || o.same,
             carried,
-            later: self.later || o.later,
+            later: match (self.later, o.later) {
+                (None, x) | (x, None) => x,
+                (Some(a), Some(b)) => Some(a.min(b)),
+            },
             past,
             again,
         }
@@ -1425,8 +1431,14 @@ impl<'a> Analysis<'a> {
             let p = self.pre[x.index()];
             self.pre[l.index()] < p && p < self.post[l.index()]
         };
-        if !exit && !r.later && srcs.iter().any(|&c| !inside(c, lp)) {
-            r.later = true;
+        if exit {
+            if r.later.is_some_and(|l| l.1 == lp) {
+                r.later = None;
+            }
+        } else if srcs.iter().any(|&c| !inside(c, lp)) {
+            // Every loop recorded lies around this point, as `lp` does: the outer one stays.
+            let me = (self.pre[lp.index()], lp);
+            r.later = Some(r.later.map_or(me, |l| l.min(me)));
         }
         if !exit && r.past == Some(lp) {
             r.again = true;

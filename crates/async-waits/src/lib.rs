@@ -668,9 +668,10 @@ fn cross_thread(
         let p = pre[x.index()];
         pre[l.index()] < p && p < post[l.index()]
     };
-    // The loops around the consumer that the copy lies outside of, when no path crossed
-    // their back edges (`Reach::later`): the consumer runs in their first iterations, and is
-    // compared in its form there (each loop's alone: each form holds the consumer's words).
+    // The loops around the consumer that the copy lies outside of, and around every loop a
+    // path crossed the back edge of (`Reach::later`): the consumer runs in their first
+    // iterations, and is compared in its form there (each loop's alone: each form holds the
+    // consumer's words).
     let mut firsts: Option<Vec<Option<StmtId>>> = None;
     let conflict = |acc: &Accesses,
                     firsts: Option<&[Option<StmtId>]>,
@@ -679,10 +680,12 @@ fn cross_thread(
                     reach: Reach| {
         let ids = |s: StmtId| acc.by_stmt.get(s.index()).unwrap_or(&[]);
         let mut entered: Vec<StmtId> = Vec::new();
-        if let (Some(up), false) = (firsts, reach.later) {
+        if let Some(up) = firsts {
             let mut l = up[consumer.index()];
             while let Some(x) = l.filter(|&x| !inside(copy, x)) {
-                entered.push(x);
+                if reach.later.is_none_or(|(_, c)| inside(c, x)) {
+                    entered.push(x);
+                }
                 l = up[x.index()];
             }
         }

@@ -412,3 +412,26 @@ kernel @k(%n = 3, %c = 1) waves 32 {
 ";
     quiet_only_after_barriers(src, Target::Sm90);
 }
+
+/// `gen --ops 5000 --seed 66 --target gfx942`: a copy through `%h639` in a 4-trip loop whose
+/// inner loops may run no trip, and, after the loop, a copy through `%h646` in the first trip
+/// of the next loop. The barrier pass compares the second in its first-trip form (`%r292`)
+/// and places no barrier between them. The paths between cross the inner loops' back edges,
+/// which used to make every later point "not in a first trip" here (`Reach::later` was one
+/// bit); it is the outermost loop crossed that is still around the point now, forgotten at
+/// its exit, so the first trip of `%i644` is one again: no warning.
+#[test]
+fn a_loop_left_behind_leaves_the_next_loops_first_trip_alone() {
+    let src = syncopt_gen::generate(&syncopt_gen::GenOptions {
+        ops: 5000,
+        seed: 66,
+        target: Target::Gfx942,
+        executable: false,
+    });
+    assert!(
+        src.contains("iter(%h645 = %x472, %h646 = %r292)"),
+        "the generator changed"
+    );
+    let w = warnings(&src, Target::Gfx942, true);
+    assert!(w.is_empty(), "{w:?}");
+}

@@ -1067,8 +1067,11 @@ impl<'k> Ctx<'k> {
         if self.loose(k) {
             let u = self.unbound_of[d as usize];
             // Pinned at the exit of the loop now entered again, in its first iteration.
+            // Pending since before the entry of the loop, which is in its first trip (as
+            // async-waits compares it where no path crossed that loop's back edge since, or
+            // one of a loop around it: `Reach::later`); a pinned one in its loop's next run.
             let u = match self.inner_loop[b.index()] {
-                lp if k.first && lp == k.pin && lp != NO_PIN => {
+                lp if k.first && lp != u32::MAX => {
                     self.acc.first_bound(u, StmtId::new(lp as usize))
                 }
                 _ => u,
