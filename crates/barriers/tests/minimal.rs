@@ -2423,6 +2423,22 @@ kernel @k(%n = 0, %c = 1) waves 8 {
     assert_eq!(wait_lines(&inserted_verified(&same, Target::Gfx1250)), 2);
 }
 
+/// `src` (for gfx950, with AMD async ops) on gfx950, gfx1250 and sm_90 (`cp_async` there):
+/// minimal with no barrier inserted; with `from` replaced by `to` (the counter-case), minimal
+/// with one.
+fn minimal_with_counter_case(src: &str, from: &str, to: &str) {
+    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
+        let mut src = src.replace("target gfx950", &format!("target {}", t.name()));
+        if t == Target::Sm90 {
+            src = src.replace("\"gather_to_lds\"", "\"cp_async\"");
+        }
+        assert_minimal(&src, t, 0);
+        let other = src.replace(from, to);
+        assert_ne!(other, src);
+        assert_minimal(&other, t, 1);
+    }
+}
+
 /// `gen --ops 100 --seed 622 --target gfx950`, reduced: an 8-trip loop alternates its two
 /// branches, each with a barrier, so what the odd branch leaves pending meets the even
 /// branch's barrier before the next odd one. The coverage run goes iteration by iteration
@@ -2450,16 +2466,11 @@ kernel @k(%n = 1) waves 8 {
   }
 }
 "#;
-    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
-        let src = src.replace("target gfx950", &format!("target {}", t.name()));
-        assert_minimal(&src, t, 0);
-        let open = src.replace(
-            "op \"lds_add\" atomic %A1\n      barrier\n",
-            "op \"lds_add\" atomic %A1\n",
-        );
-        assert_ne!(open, src);
-        assert_minimal(&open, t, 1);
-    }
+    minimal_with_counter_case(
+        src,
+        "op \"lds_add\" atomic %A1\n      barrier\n",
+        "op \"lds_add\" atomic %A1\n",
+    );
     assert_eq!(barrier_lines(&inserted_verified(src, Target::Gfx950)), 2);
     let nine = src.replace("0 to 8", "0 to 9");
     assert_eq!(barrier_lines(&inserted_verified(&nine, Target::Gfx950)), 3);
@@ -2494,15 +2505,12 @@ kernel @first_branch(%n = 1) {
   }
 }
 "#;
-    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
-        let src = src.replace("target gfx950", &format!("target {}", t.name()));
-        assert_minimal(&src, t, 0);
-        let same = src
-            .replace("yield %A0\n  } else", "yield %A2\n  } else")
-            .replace("    yield %A2\n  }\n  for", "    yield %A0\n  }\n  for");
-        assert_ne!(same, src);
-        assert_minimal(&same, t, 1);
-    }
+    // Each branch yielding the buffer it wrote.
+    minimal_with_counter_case(
+        src,
+        "write %A2\n    yield %A0\n  } else {\n    op \"ds_write\" write %A0\n    yield %A2",
+        "write %A2\n    yield %A2\n  } else {\n    op \"ds_write\" write %A0\n    yield %A0",
+    );
     // An async copy through the handle is compared the same way.
     let copy = src.replace(
         "op \"ds_write\" write %h2",
@@ -2535,15 +2543,9 @@ kernel @k(%n = 3) {
   op "ds_read_b128" read %v12[256:512]
 }
 "#;
-    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
-        let src = src.replace("target gfx950", &format!("target {}", t.name()));
-        assert_minimal(&src, t, 0);
-        let moving = src.replace("0 to 16 step 4", "0 to 4");
-        assert_minimal(&moving, t, 1);
-        // Own buffers (the root's bytes known) too.
-        let own = src.replace(" aliases %A0", "");
-        assert_minimal(&own, t, 0);
-    }
+    minimal_with_counter_case(src, "0 to 16 step 4", "0 to 4");
+    // Own buffers (the root's bytes known) too.
+    minimal_with_counter_case(&src.replace(" aliases %A0", ""), "0 to 16 step 4", "0 to 4");
 }
 
 /// `gen --ops 100 --seed 8 --target sm_90`, reduced: the copy into the outer loop's `%h23`
@@ -2554,7 +2556,7 @@ kernel @k(%n = 3) {
 /// before the inner loop; started from `%A1`, one.
 #[test]
 fn a_loose_copy_meets_an_inner_loops_first_trip() {
-    let src = r#"target sm_90
+    let src = r#"target gfx950
 kernel @k(%n = 3) waves 4 {
   %A0 = buffer workgroup 2048
   %A1 = buffer workgroup 1024 at %A0
@@ -2562,11 +2564,11 @@ kernel @k(%n = 3) waves 4 {
   %A3 = buffer workgroup 6144
   %G = buffer global 1048576
   for %i22 = 0 to 16 step 4 iter(%h23 = %A3, %h24 = %A0) {
-    op "cp_async" async write %h23, read %G[tid * 2]
+    op "gather_to_lds" async write %h23, read %G[tid * 2]
     for %i25 = 0 to 16 iter(%h26 = %A1, %h27 = %A2) {
-      op "cp_async" async write %h27, read %G
+      op "gather_to_lds" async write %h27, read %G
       barrier
-      op "ldmatrix" read %A1[512:768]
+      op "ds_read" read %A1[512:768]
       barrier
       yield %h27, %h26
     }
@@ -2574,21 +2576,9 @@ kernel @k(%n = 3) waves 4 {
   }
 }
 "#;
-    for t in [Target::Sm90, Target::Gfx950, Target::Gfx1250] {
-        let op = if t == Target::Sm90 {
-            "cp_async"
-        } else {
-            "gather_to_lds"
-        };
-        let src = src
-            .replace("target sm_90", &format!("target {}", t.name()))
-            .replace("\"cp_async\"", &format!("\"{op}\""));
-        assert_minimal(&src, t, 0);
-        let other = src.replace(
-            "iter(%h26 = %A1, %h27 = %A2)",
-            "iter(%h26 = %A2, %h27 = %A1)",
-        );
-        assert_ne!(other, src);
-        assert_minimal(&other, t, 1);
-    }
+    minimal_with_counter_case(
+        src,
+        "iter(%h26 = %A1, %h27 = %A2)",
+        "iter(%h26 = %A2, %h27 = %A1)",
+    );
 }
