@@ -971,43 +971,40 @@ impl Accesses {
     /// access, the `if` and its descriptor with the results taken from the then branch and
     /// from the else branch alone, as (access, `if`, [then form, else form]), sorted. An
     /// access made after a path took one branch sees that branch's yields there (the path
-    /// crossed the `if` after the pending access, so it is the latest run of the `if`). Used
-    /// by the barrier pass only. `threads`: the workgroup's, as the accesses were collected.
+    /// crossed the `if` after the pending access, so it is the latest run of the `if`).
+    ///
+    /// Second, the accesses through a handle of a loop whose initial value is (a view of) a
+    /// result of a uniform `if`: per access, the loop, the `if`, and its descriptor in the
+    /// loop's first iteration with the `if`'s results taken from the then branch and from the
+    /// else branch alone, as (access, loop, `if`, [then form, else form]), sorted. A path that
+    /// crossed the `if` and then entered the loop sees that branch's value in the handle's
+    /// first iteration (`iter(%h = %x)` after `%x = if ..`).
+    ///
+    /// Used by the barrier pass only. `threads`: the workgroup's, as the accesses were
+    /// collected.
     pub fn branch_forms(
         &mut self,
         k: &Kernel,
         threads: Option<u64>,
-    ) -> Vec<(u32, StmtId, [u32; 2])> {
-        self.if_forms(k, threads, false)
-            .into_iter()
-            .map(|(a, _, st, f)| (a, st, f))
-            .collect()
+    ) -> (BranchForms, FirstBranchForms) {
+        let all = self.if_forms(k, threads);
+        let mut plain = Vec::new();
+        let mut first = Vec::new();
+        for (a, lp, st, f) in all {
+            match lp {
+                None => plain.push((a, st, f)),
+                Some(l) => first.push((a, l, st, f)),
+            }
+        }
+        (plain, first)
     }
 
-    /// Accesses through a handle of a loop whose initial value is (a view of) a result of a
-    /// uniform `if`: per access, the loop, the `if`, and its descriptor in the loop's first
-    /// iteration with the `if`'s results taken from the then branch and from the else branch
-    /// alone, as (access, loop, `if`, [then form, else form]), sorted. A path that crossed the
-    /// `if` and then entered the loop sees that branch's value in the handle's first
-    /// iteration (`iter(%h = %x)` after `%x = if ..`). Used by the barrier pass only.
-    pub fn first_branch_forms(
-        &mut self,
-        k: &Kernel,
-        threads: Option<u64>,
-    ) -> Vec<(u32, StmtId, StmtId, [u32; 2])> {
-        self.if_forms(k, threads, true)
-            .into_iter()
-            .filter_map(|(a, lp, st, f)| Some((a, lp?, st, f)))
-            .collect()
-    }
-
-    /// `branch_forms` (`first`: false) or `first_branch_forms` (true), with the loop of the
-    /// handle in the second.
+    /// Both lists of `branch_forms` in one walk, sorted: the loop of the handle is `None` in
+    /// the first.
     fn if_forms(
         &mut self,
         k: &Kernel,
         threads: Option<u64>,
-        first: bool,
     ) -> Vec<(u32, Option<StmtId>, StmtId, [u32; 2])> {
         let mut out = Vec::new();
         // The `if` whose result the memory value is, through views.
@@ -1027,12 +1024,9 @@ impl Accesses {
                 }
             }
         };
-        // With `first`: the loop whose handle the value is (through views), and the `if`
-        // its initial value is a result of.
-        let source = |mut v: ValueId| -> Option<(Option<StmtId>, StmtId)> {
-            if !first {
-                return Some((None, if_of(v)?));
-            }
+        // The loop whose handle the value is (through views), and the `if` its initial value
+        // is a result of.
+        let first = |mut v: ValueId| -> Option<(Option<StmtId>, StmtId)> {
             loop {
                 match k.values[v].kind {
                     ValueKind::View(view) => v = k.views[view].base,
@@ -1046,8 +1040,12 @@ impl Accesses {
                 }
             }
         };
+        let sources = |v: ValueId| [if_of(v).map(|st| (None, st)), first(v)];
         let relevant = |s: StmtId| match &k.stmts[s].kind {
-            StmtKind::Op(op) => op.effects.iter().any(|e| source(e.mem.value).is_some()),
+            StmtKind::Op(op) => op
+                .effects
+                .iter()
+                .any(|e| sources(e.mem.value).iter().any(Option::is_some)),
             _ => false,
         };
         if !k.stmts.iter().any(|(s, _)| relevant(s)) {
@@ -1059,8 +1057,8 @@ impl Accesses {
         let mut plain = Resolver::new(k, &exact);
         let mut resolvers: BTreeMap<(StmtId, usize, Option<StmtId>), Resolver> = BTreeMap::new();
         let mut intern: FxMap<Desc, u32> = FxMap::default();
-        // Most such effects repeat one seen before (as in `describe`).
-        let mut seen: FxMap<SelKey, Vec<(Selector, [u32; 2])>> = FxMap::default();
+        // Most such effects repeat one seen before (as in `describe`); one table per list.
+        let mut seen: [FormsSeen; 2] = Default::default();
         for (s, tids) in ops {
             if !relevant(s) {
                 continue;
@@ -1080,14 +1078,15 @@ impl Accesses {
                 continue;
             }
             let th = threads.map(|t| (tids.0.max(0), tids.1.min(t as i64)));
-            for (&i, &a) in made.iter().zip(&ids) {
+            for ((&i, &a), which) in made.iter().zip(&ids).flat_map(|x| [(x, 0usize), (x, 1)]) {
                 let e = &op.effects[i];
-                let Some((lp, st)) = source(e.mem.value) else {
+                let Some((lp, st)) = sources(e.mem.value)[which] else {
                     continue;
                 };
+                let seen = &mut seen[which];
                 let mode = self.accesses[a as usize].mode;
                 let key = sel_key(e, mode, th);
-                if let Some(forms) = seen_before(&seen, &key, &e.mem.sel) {
+                if let Some(forms) = seen_before(seen, &key, &e.mem.sel) {
                     if forms.iter().all(|&f| f != u32::MAX) {
                         out.push((a, lp, st, forms));
                     }
@@ -1100,15 +1099,41 @@ impl Accesses {
                     None => Vec::new(),
                 };
                 let mut forms = [u32::MAX; 2];
+                // The handle itself (no view of it): its initial value, resolved by the
+                // branch's own resolver (one per loop took most of the time at 1M).
+                let direct = match (lp, k.values[e.mem.value].kind) {
+                    (Some(l), ValueKind::IterArg { stmt, index }) if stmt == l => {
+                        match &k.stmts[l].kind {
+                            StmtKind::For(f) => Some((l, f, index)),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
                 for (side, form) in forms.iter_mut().enumerate() {
-                    let r = resolvers.entry((st, side, lp)).or_insert_with(|| {
+                    let key = (st, side, if direct.is_some() { None } else { lp });
+                    let r = resolvers.entry(key).or_insert_with(|| {
                         let mut r = Resolver::new(k, &exact);
                         r.fix_if = Some((st, side));
                         // The loop's first iteration: its handles hold their initial values.
-                        r.fix = lp.map(|l| (l, 0));
+                        r.fix = key.2.map(|l| (l, 0));
                         r
                     });
-                    let regions = r.regions(e.mem.value);
+                    let regions = match direct {
+                        // As `Resolver::regions` takes a handle of the fixed loop in its
+                        // first iteration.
+                        Some((l, f, index)) => match r.rotation(l, f) {
+                            Some(rot) => {
+                                let mut v = r.regions(f.iter_args[rot.orbits[index][0]].1);
+                                for g in &mut v {
+                                    g.kept |= g.slot.is_some();
+                                }
+                                v
+                            }
+                            None => continue,
+                        },
+                        None => r.regions(e.mem.value),
+                    };
                     if regions.is_empty() || std::mem::take(&mut r.unbound) {
                         continue;
                     }
@@ -1819,6 +1844,15 @@ struct Part {
 /// before are looked up by it (`describe`, `Accesses::branch_forms`), the selectors kept to
 /// compare.
 type SelKey = (ValueId, u8, (i64, i64), u64);
+
+/// `Accesses::branch_forms`'s forms of the effects met so far, by `SelKey`.
+type FormsSeen = FxMap<SelKey, Vec<(Selector, [u32; 2])>>;
+
+/// (access, `if`, [then form, else form]), sorted: `Accesses::branch_forms`.
+pub type BranchForms = Vec<(u32, StmtId, [u32; 2])>;
+
+/// (access, loop, `if`, [then form, else form]), sorted: `Accesses::branch_forms`.
+pub type FirstBranchForms = Vec<(u32, StmtId, StmtId, [u32; 2])>;
 
 fn sel_key(e: &syncopt_ir::Effect, mode: Mode, th: Option<(i64, i64)>) -> SelKey {
     (

@@ -420,6 +420,19 @@ impl State {
         }
     }
 
+    /// Every key's `Key::res` set to `res`: entering (`NO_RES`) or leaving (`OLD_RES`) a
+    /// loop without bound handles that `Key::res` follows (`Ctx::plain_res`).
+    fn set_res(&mut self, res: u8) {
+        if self.m.keys().all(|k| k.res == res) {
+            return;
+        }
+        let old = self.m.take();
+        for &(k, (s, a)) in &old {
+            self.insert(Key { res, ..k }, s, a);
+        }
+        recycle(old);
+    }
+
     /// The path took branch `br` of an `if` with results (`Key::br`).
     fn tag_branch(&mut self, br: u32) {
         if self.m.keys().all(|k| k.br == br) {
@@ -596,8 +609,16 @@ struct Ctx<'k> {
     /// `Key::res` follows: (if statement, loop, residue of its then branch, of its else
     /// branch; `NO_RES` where the branch runs in several), sorted.
     if_res: Vec<(u32, u32, u8, u8)>,
-    /// Those loops with their handles' periods, sorted.
+    /// Those loops with their handles' periods, and the loops of `plain_res` with theirs,
+    /// sorted.
     res_loops: Vec<(StmtId, u8)>,
+    /// Per statement (empty when none): a loop without bound handles, inside none, with a
+    /// uniform `if` on its variable modulo a constant. `Key::res` follows it too (the
+    /// iteration's residue modulo the lcm of those constants, as the verifier tracks the
+    /// variable's): the path's keys take the residue of the branch they enter, a key whose
+    /// path put the iteration in another residue does not enter it. No form changes (there
+    /// are no handles to bind); leaving the loop forgets the residues (`OLD_RES`).
+    plain_res: Vec<bool>,
     /// (descriptor, loop index, residue) -> the descriptor with that loop's handles bound to
     /// that residue's values (`Accesses::residue_forms`), sorted.
     res_forms: Vec<((u32, u32, u32), u32)>,
@@ -763,13 +784,14 @@ impl<'k> Ctx<'k> {
                 .collect::<Vec<_>>(),
         );
         let t_br = std::time::Instant::now();
-        let br_forms = acc.branch_forms(k, Some(threads));
-        let first_br_forms = acc.first_branch_forms(k, Some(threads));
+        let (br_forms, first_br_forms) = acc.branch_forms(k, Some(threads));
         if dbg {
             eprintln!(
-                "ctx: if-result forms {:?} ({} accesses)",
+                "ctx: if-result forms {:?} ({} accesses, {} through handles started from \
+                 them)",
                 t_br.elapsed(),
-                br_forms.len()
+                br_forms.len(),
+                first_br_forms.len()
             );
         }
         let mut br_if = vec![
@@ -820,6 +842,7 @@ impl<'k> Ctx<'k> {
             op_res: Vec::new(),
             if_res: Vec::new(),
             res_loops,
+            plain_res: Vec::new(),
             res_forms,
             br_forms,
             first_br_forms,
@@ -904,16 +927,37 @@ impl<'k> Ctx<'k> {
             loop_binds[b.lp.index()] = true;
         }
         c.inner_loop = inner_loops(k, &loop_binds);
-        c.loop_binds = loop_binds;
-        if !res_ops.is_empty() {
-            // Only where the loop is the innermost one with handles around the op (the one
-            // `Key::res` follows).
-            let mut block_of = vec![u32::MAX; k.stmts.len()];
+        let mut block_of = Vec::new();
+        if k.stmts
+            .iter()
+            .any(|(_, d)| matches!(&d.kind, StmtKind::If(i) if i.cond.modulo.is_some()))
+        {
+            block_of = vec![u32::MAX; k.stmts.len()];
             for (b, d) in k.blocks.iter() {
                 for &x in &d.stmts {
                     block_of[x.index()] = b.index() as u32;
                 }
             }
+        }
+        let plain = plain_residue_loops(k, &loop_binds, &c.inner_loop, &block_of, &c.res_loops);
+        c.loop_binds = loop_binds;
+        if !res_ops.is_empty() || !plain.is_empty() {
+            // The loops `Key::res` follows: those with handles, and the plain ones.
+            let handle_loops = c.res_loops.clone();
+            let mut res_loop = c.inner_loop.clone();
+            if !plain.is_empty() {
+                let mut follows = c.loop_binds.clone();
+                let mut plain_res = vec![false; k.stmts.len()];
+                for &(lp, q) in &plain {
+                    follows[lp.index()] = true;
+                    plain_res[lp.index()] = true;
+                    c.res_loops.push((lp, q));
+                }
+                c.res_loops.sort_unstable();
+                c.plain_res = plain_res;
+                res_loop = inner_loops(k, &follows);
+            }
+            // Only where the loop is the innermost one `Key::res` follows around the op.
             let mut op_res = vec![NO_RES; k.stmts.len()];
             for &(op, lp, it, _) in &res_ops {
                 let b = block_of[op.index()];
@@ -921,9 +965,12 @@ impl<'k> Ctx<'k> {
                     op_res[op.index()] = it as u8;
                 }
             }
+            for &(lp, q) in &plain {
+                plain_residue_ops(k, lp, q, &res_loop, &mut op_res);
+            }
             c.op_res = op_res;
-            c.if_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops, false);
-            c.outer_res = branch_residues(k, &c.inner_loop, &block_of, &c.res_loops, true);
+            c.if_res = branch_residues(k, &res_loop, &block_of, &c.res_loops, false);
+            c.outer_res = branch_residues(k, &c.inner_loop, &block_of, &handle_loops, true);
             if !c.outer_res.is_empty() {
                 let mut loops: Vec<(StmtId, u64)> = c
                     .outer_res
@@ -1103,13 +1150,18 @@ impl<'k> Ctx<'k> {
                     .last_bound(d, StmtId::new(lp as usize))
                     .unwrap_or(d),
             }
-        } else if k.res < OLD_RES {
-            // The residue the key's path puts the current iteration of the innermost loop
-            // with handles in (the loop `Key::res` follows).
-            let lp = self.inner_loop[b.index()];
-            self.res_forms
-                .binary_search_by_key(&(d, lp, k.res as u32), |x| x.0)
-                .map_or(d, |i| self.res_forms[i].1)
+        } else if let Some(i) = (k.res < OLD_RES)
+            .then(|| {
+                // The residue the key's path puts the current iteration of the innermost loop
+                // with handles in (the loop `Key::res` follows).
+                let lp = self.inner_loop[b.index()];
+                self.res_forms
+                    .binary_search_by_key(&(d, lp, k.res as u32), |x| x.0)
+                    .ok()
+            })
+            .flatten()
+        {
+            self.res_forms[i].1
         } else if k.br != NO_BR {
             // The branch the path took at the last `if` with results (`Key::br`): both
             // forms bound the access, so a conflict needs both. Async copies too: async-waits
@@ -1159,6 +1211,14 @@ impl<'k> Ctx<'k> {
             .binary_search_by_key(&lp, |x| x.0)
             .ok()
             .map(|i| self.res_loops[i].1)
+    }
+
+    /// A loop of `plain_res`.
+    fn plain_res_loop(&self, f: &ForData) -> bool {
+        !self.plain_res.is_empty()
+            && self.k.blocks[f.body]
+                .parent
+                .is_some_and(|l| self.plain_res[l.index()])
     }
 
     fn binds_loop(&self, f: &ForData) -> bool {
@@ -2062,6 +2122,10 @@ impl<'c, 'k> Sim<'c, 'k> {
     fn run_loop(&mut self, f: &ForData, entry: State) -> State {
         let entry = if self.c.binds_loop(f) {
             entry.enter_loop()
+        } else if self.c.plain_res_loop(f) {
+            let mut e = entry;
+            e.set_res(NO_RES);
+            e
         } else {
             entry
         };
@@ -2128,6 +2192,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             // unbound (async-waits loses the binding once the copy crosses a back edge of a
             // loop around this one too).
             exit.leave_loop(&c.acc, &c.async_loose, c.k.blocks[f.body].parent);
+        } else if c.plain_res_loop(f) {
+            exit.set_res(OLD_RES);
         }
         exit.carry(&c.acc, f.iv, true);
         exit
@@ -2224,6 +2290,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             if self.c.binds_loop(f) {
                 // The entry state, not an iteration's: nothing to bind.
                 e.leave_loop(acc, &self.c.async_loose, None);
+            } else if self.c.plain_res_loop(f) {
+                e.set_res(OLD_RES);
             }
             exit.join(&e);
         }
@@ -2445,6 +2513,131 @@ fn encloses(k: &Kernel, block_of: &[u32], lp: StmtId, x: u32) -> bool {
             .map_or(u32::MAX, |p| p.index() as u32);
     }
     false
+}
+
+/// `Ctx::plain_res`: loops with a constant start and no bound handles, inside no loop with
+/// bound handles, not followed for their handles already (`res_loops`), with uniform `if`s
+/// on their variable alone modulo constants whose lcm is at most 64: (loop, that lcm),
+/// sorted.
+fn plain_residue_loops(
+    k: &Kernel,
+    binds: &[bool],
+    inner_loop: &[u32],
+    block_of: &[u32],
+    res_loops: &[(StmtId, u8)],
+) -> Vec<(StmtId, u8)> {
+    if block_of.is_empty() {
+        return Vec::new();
+    }
+    // Per loop, the lcm of the moduli of the `if`s on its variable (0: one above 64).
+    let mut period: BTreeMap<StmtId, u64> = BTreeMap::new();
+    for (_, d) in k.stmts.iter() {
+        let StmtKind::If(i) = &d.kind else {
+            continue;
+        };
+        let (Uniformity::Uniform, Some(m), [(syncopt_ir::Var::Value(v), _)]) =
+            (i.uniformity, i.cond.modulo, i.cond.expr.terms.as_slice())
+        else {
+            continue;
+        };
+        let syncopt_ir::ValueKind::Iv(lp) = k.values[*v].kind else {
+            continue;
+        };
+        let q = period.entry(lp).or_insert(1);
+        *q = match u64::try_from(m) {
+            Ok(m) if m > 0 && m <= 64 && *q > 0 => (*q / gcd(*q, m) * m).min(65),
+            _ => 0,
+        };
+    }
+    let mut out = Vec::new();
+    for (lp, q) in period {
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            continue;
+        };
+        let b = block_of[lp.index()];
+        if (1..=64).contains(&q)
+            && !binds[lp.index()]
+            && matches!(f.lo, syncopt_ir::Bound::Const(_))
+            && b != u32::MAX
+            && inner_loop[b as usize] == u32::MAX
+            && res_loops.binary_search_by_key(&lp, |x| x.0).is_err()
+        {
+            out.push((lp, q as u8));
+        }
+    }
+    out
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a.max(1)
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The residue (`Key::res`) each op of plain loop `lp` (`plain_residue_loops`, period `q`)
+/// runs in, where a uniform `if` on its variable tells it and `lp` is the innermost loop
+/// `Key::res` follows around the op (`res_loop`); async ops keep none (async-waits compares
+/// their consumers in every residue).
+fn plain_residue_ops(k: &Kernel, lp: StmtId, q: u8, res_loop: &[u32], op_res: &mut [u8]) {
+    let StmtKind::For(f) = &k.stmts[lp].kind else {
+        return;
+    };
+    let syncopt_ir::Bound::Const(lo) = f.lo else {
+        return;
+    };
+    let mut stack = vec![(f.body, NO_RES)];
+    while let Some((b, r)) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            match &k.stmts[s].kind {
+                StmtKind::Op(op) => {
+                    if r != NO_RES
+                        && op.asynchronous.is_none()
+                        && res_loop[b.index()] == lp.index() as u32
+                    {
+                        op_res[s.index()] = r;
+                    }
+                }
+                StmtKind::If(i) => {
+                    let on_iv = i.uniformity == Uniformity::Uniform
+                        && matches!(i.cond.expr.terms.as_slice(),
+                            [(syncopt_ir::Var::Value(v), _)] if *v == f.iv);
+                    let side = |v: bool| {
+                        if !on_iv {
+                            return Some(r);
+                        }
+                        let here = syncopt_analysis::hazard::residue_where(
+                            &i.cond,
+                            v,
+                            lo,
+                            f.step,
+                            u64::from(q),
+                        )
+                        .and_then(|x| u8::try_from(x).ok())
+                        .filter(|&x| x < OLD_RES);
+                        match (here, r) {
+                            (Some(x), NO_RES) => Some(x),
+                            // A branch no iteration of the residue takes runs never.
+                            (Some(x), r) if x != r => None,
+                            (_, r) => Some(r),
+                        }
+                    };
+                    if let Some(r) = side(true) {
+                        stack.push((i.then_block, r));
+                    }
+                    if let (Some(e), Some(r)) = (i.else_block, side(false)) {
+                        stack.push((e, r));
+                    }
+                }
+                kind => {
+                    for c in kind.child_block_ids() {
+                        stack.push((c, r));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// `Ctx::if_res`: each uniform `if` on the induction variable alone of a loop `Key::res`
