@@ -163,6 +163,11 @@ fn is_loose(k: &Key, loose: &[bool]) -> bool {
 /// `Key::br`: no `if` with results crossed since the access.
 const NO_BR: u32 = u32::MAX;
 
+/// `Ctx::res_loops`: a period with this bit counts iterations instead (`Ctx::plain_res`):
+/// `Key::res` 0 is the loop's first iteration, 1 any later one, and the back edge takes 0
+/// to 1 and 1 to itself.
+const FIRST_LATER: u8 = 0x80 | 2;
+
 /// `Key::res`: residue not known, the access made in the current iteration of the innermost
 /// loop with handles (or before it, with `Key::first`).
 const NO_RES: u8 = u8::MAX;
@@ -405,7 +410,9 @@ impl State {
             }
             // The next iteration's residue (this loop is the innermost one with handles).
             if let Some(q) = period {
-                k.res = if k.res < q {
+                k.res = if q == FIRST_LATER && k.res < 2 {
+                    1
+                } else if k.res < q {
                     ((k.res as u16 + 1) % q.max(1) as u16) as u8
                 } else {
                     OLD_RES
@@ -609,8 +616,9 @@ struct Ctx<'k> {
     /// `Key::res` follows: (if statement, loop, residue of its then branch, of its else
     /// branch; `NO_RES` where the branch runs in several), sorted.
     if_res: Vec<(u32, u32, u8, u8)>,
-    /// Those loops with their handles' periods, and the loops of `plain_res` with theirs,
-    /// sorted.
+    /// Those loops with their handles' periods, and the loops `Key::res` follows for their
+    /// `if`s (`plain_residue_loops`: those of `plain_res`, and loops with bound handles that
+    /// give no period) with theirs, sorted.
     res_loops: Vec<(StmtId, u8)>,
     /// Per statement (empty when none): a loop without bound handles, inside none, with a
     /// uniform `if` on its variable modulo a constant. `Key::res` follows it too (the
@@ -928,10 +936,10 @@ impl<'k> Ctx<'k> {
         }
         c.inner_loop = inner_loops(k, &loop_binds);
         let mut block_of = Vec::new();
-        if k.stmts
-            .iter()
-            .any(|(_, d)| matches!(&d.kind, StmtKind::If(i) if i.cond.modulo.is_some()))
-        {
+        if k.stmts.iter().any(|(_, d)| {
+            matches!(&d.kind, StmtKind::If(i) if i.uniformity == Uniformity::Uniform
+                && i.cond.expr.terms.len() == 1)
+        }) {
             block_of = vec![u32::MAX; k.stmts.len()];
             for (b, d) in k.blocks.iter() {
                 for &x in &d.stmts {
@@ -950,7 +958,7 @@ impl<'k> Ctx<'k> {
                 let mut plain_res = vec![false; k.stmts.len()];
                 for &(lp, q) in &plain {
                     follows[lp.index()] = true;
-                    plain_res[lp.index()] = true;
+                    plain_res[lp.index()] = !c.loop_binds[lp.index()];
                     c.res_loops.push((lp, q));
                 }
                 c.res_loops.sort_unstable();
@@ -2515,10 +2523,13 @@ fn encloses(k: &Kernel, block_of: &[u32], lp: StmtId, x: u32) -> bool {
     false
 }
 
-/// `Ctx::plain_res`: loops with a constant start and no bound handles, inside no loop with
-/// bound handles, not followed for their handles already (`res_loops`), with uniform `if`s
+/// The loops `Key::res` follows for their `if`s (`Ctx::plain_res`, and loops with bound
+/// handles whose handles give no period): a constant start, with bound handles or inside no
+/// loop with them, not followed for their handles already (`res_loops`), with uniform `if`s
 /// on their variable alone modulo constants whose lcm is at most 64: (loop, that lcm),
-/// sorted.
+/// sorted. Without such `if`s, a loop of 2 to 8 known trips (which the verifier runs
+/// iteration by iteration) with an `if` on its variable that holds in its first iteration
+/// only, or in every other one, counts first and later iterations (`FIRST_LATER`).
 fn plain_residue_loops(
     k: &Kernel,
     binds: &[bool],
@@ -2529,43 +2540,99 @@ fn plain_residue_loops(
     if block_of.is_empty() {
         return Vec::new();
     }
-    // Per loop, the lcm of the moduli of the `if`s on its variable (0: one above 64).
-    let mut period: BTreeMap<StmtId, u64> = BTreeMap::new();
+    // Per loop, the lcm of the moduli of the `if`s on its variable (0: one above 64), and
+    // whether one tells the first iteration from the others.
+    let mut period: BTreeMap<StmtId, (u64, bool)> = BTreeMap::new();
     for (_, d) in k.stmts.iter() {
         let StmtKind::If(i) = &d.kind else {
             continue;
         };
-        let (Uniformity::Uniform, Some(m), [(syncopt_ir::Var::Value(v), _)]) =
-            (i.uniformity, i.cond.modulo, i.cond.expr.terms.as_slice())
+        let (Uniformity::Uniform, [(syncopt_ir::Var::Value(v), _)]) =
+            (i.uniformity, i.cond.expr.terms.as_slice())
         else {
             continue;
         };
         let syncopt_ir::ValueKind::Iv(lp) = k.values[*v].kind else {
             continue;
         };
-        let q = period.entry(lp).or_insert(1);
-        *q = match u64::try_from(m) {
-            Ok(m) if m > 0 && m <= 64 && *q > 0 => (*q / gcd(*q, m) * m).min(65),
-            _ => 0,
-        };
-    }
-    let mut out = Vec::new();
-    for (lp, q) in period {
         let StmtKind::For(f) = &k.stmts[lp].kind else {
             continue;
         };
+        let e = period.entry(lp).or_insert((1, false));
+        match i.cond.modulo {
+            Some(m) => {
+                e.0 = match u64::try_from(m) {
+                    Ok(m) if m > 0 && m <= 64 && e.0 > 0 => (e.0 / gcd(e.0, m) * m).min(65),
+                    _ => 0,
+                };
+            }
+            None => e.1 |= first_or_later(&i.cond, true, f).is_some(),
+        }
+    }
+    let mut out = Vec::new();
+    for (lp, (q, first)) in period {
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            continue;
+        };
+        // A loop with bound handles is the innermost one `Key::res` follows inside it; one
+        // without must not hide the loop with handles around it.
         let b = block_of[lp.index()];
-        if (1..=64).contains(&q)
-            && !binds[lp.index()]
-            && matches!(f.lo, syncopt_ir::Bound::Const(_))
-            && b != u32::MAX
-            && inner_loop[b as usize] == u32::MAX
-            && res_loops.binary_search_by_key(&lp, |x| x.0).is_err()
+        if !matches!(f.lo, syncopt_ir::Bound::Const(_))
+            || b == u32::MAX
+            || !(binds[lp.index()] || inner_loop[b as usize] == u32::MAX)
+            || res_loops.binary_search_by_key(&lp, |x| x.0).is_ok()
         {
+            continue;
+        }
+        if (2..=64).contains(&q) {
             out.push((lp, q as u8));
+        } else if first {
+            out.push((lp, FIRST_LATER));
         }
     }
     out
+}
+
+/// For a loop of 2 to 8 known trips with a constant start: 0 when `c` is `v` in its first
+/// iteration only, 1 when in every other one only (`FIRST_LATER`).
+fn first_or_later(c: &syncopt_ir::Cond, v: bool, f: &ForData) -> Option<u8> {
+    let (syncopt_ir::Bound::Const(lo), Some(n)) = (f.lo, f.trips().exact()) else {
+        return None;
+    };
+    if !(2..=VERIFY_UNROLL).contains(&n) {
+        return None;
+    }
+    let holds = |it: u64| {
+        lo.checked_add(f.step.checked_mul(it as i64)?)
+            .map(|x| c.eval(|_| x) == v)
+    };
+    let first = holds(0)?;
+    let mut later = true;
+    let mut none_later = true;
+    for it in 1..n {
+        let h = holds(it)?;
+        later &= h;
+        none_later &= !h;
+    }
+    match (first, later, none_later) {
+        (true, _, true) => Some(0),
+        (false, true, _) => Some(1),
+        _ => None,
+    }
+}
+
+/// The `Key::res` of the iterations of loop `f` (constant start, `res_loops` period `q`) in
+/// which `c`, a condition on its variable alone, is `v`, when they have one.
+fn branch_class(c: &syncopt_ir::Cond, v: bool, f: &ForData, q: u8) -> Option<u8> {
+    if q == FIRST_LATER {
+        return first_or_later(c, v, f);
+    }
+    let syncopt_ir::Bound::Const(lo) = f.lo else {
+        return None;
+    };
+    syncopt_analysis::hazard::residue_where(c, v, lo, f.step, u64::from(q))
+        .and_then(|x| u8::try_from(x).ok())
+        .filter(|&x| x < OLD_RES)
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -2578,24 +2645,19 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// The residue (`Key::res`) each op of plain loop `lp` (`plain_residue_loops`, period `q`)
 /// runs in, where a uniform `if` on its variable tells it and `lp` is the innermost loop
-/// `Key::res` follows around the op (`res_loop`); async ops keep none (async-waits compares
-/// their consumers in every residue).
+/// `Key::res` follows around the op (`res_loop`). Async ops too: the residue binds no form
+/// here, it only rules out paths (async-waits runs such loops iteration by iteration, or
+/// tracks the variable's residue, as the verifier does).
 fn plain_residue_ops(k: &Kernel, lp: StmtId, q: u8, res_loop: &[u32], op_res: &mut [u8]) {
     let StmtKind::For(f) = &k.stmts[lp].kind else {
-        return;
-    };
-    let syncopt_ir::Bound::Const(lo) = f.lo else {
         return;
     };
     let mut stack = vec![(f.body, NO_RES)];
     while let Some((b, r)) = stack.pop() {
         for &s in &k.blocks[b].stmts {
             match &k.stmts[s].kind {
-                StmtKind::Op(op) => {
-                    if r != NO_RES
-                        && op.asynchronous.is_none()
-                        && res_loop[b.index()] == lp.index() as u32
-                    {
+                StmtKind::Op(_) => {
+                    if r != NO_RES && res_loop[b.index()] == lp.index() as u32 {
                         op_res[s.index()] = r;
                     }
                 }
@@ -2607,15 +2669,7 @@ fn plain_residue_ops(k: &Kernel, lp: StmtId, q: u8, res_loop: &[u32], op_res: &m
                         if !on_iv {
                             return Some(r);
                         }
-                        let here = syncopt_analysis::hazard::residue_where(
-                            &i.cond,
-                            v,
-                            lo,
-                            f.step,
-                            u64::from(q),
-                        )
-                        .and_then(|x| u8::try_from(x).ok())
-                        .filter(|&x| x < OLD_RES);
+                        let here = branch_class(&i.cond, v, f, q);
                         match (here, r) {
                             (Some(x), NO_RES) => Some(x),
                             // A branch no iteration of the residue takes runs never.
@@ -2687,15 +2741,7 @@ fn branch_residues(
         let StmtKind::For(f) = &k.stmts[lp].kind else {
             continue;
         };
-        let syncopt_ir::Bound::Const(lo) = f.lo else {
-            continue;
-        };
-        let only = |v: bool| {
-            syncopt_analysis::hazard::residue_where(&i.cond, v, lo, f.step, u64::from(q))
-                .and_then(|r| u8::try_from(r).ok())
-                .filter(|&r| r < OLD_RES)
-                .unwrap_or(NO_RES)
-        };
+        let only = |v: bool| branch_class(&i.cond, v, f, q).unwrap_or(NO_RES);
         let (rt, re) = (only(true), only(false));
         if rt != NO_RES || re != NO_RES {
             out.push((s.index() as u32, lp.index() as u32, rt, re));

@@ -2596,3 +2596,45 @@ kernel @k(%n = 3) waves 4 {
         "iter(%h26 = %A2, %h27 = %A1)",
     );
 }
+
+/// `optimal.rs` seed 3476 (`SYNCOPT_LONG=1`), whose placement cost 64 against an optimum of
+/// 16: the copy into `%A4` runs only in the first trip of the 4-trip loop (`%i1 < 2`), so it
+/// never meets itself inside that loop, and one barrier before the loop (16 trips of `%i0`)
+/// orders both the write of `%A2` before the loops and the copy of the previous `%i0`
+/// trip. The placement's fixpoint runs both branches in every trip; `Key::res` now counts a
+/// short exact loop's first and later trips (`FIRST_LATER`): what the first trip's branch
+/// left pending is in a later trip after the back edge and never enters that branch again.
+/// Where the branch runs in the first two trips (`%i1 < 6`), the copy meets itself inside
+/// the loop: a barrier there (64).
+#[test]
+fn a_branch_of_the_first_trip_only_meets_no_later_trip() {
+    let src = r#"target gfx950
+kernel @k(%n = 1, %c = 1) waves 8 {
+  %A0 = buffer workgroup 8192
+  %A1 = buffer workgroup 4096 at %A0
+  %A2 = buffer workgroup 4096
+  %A4 = buffer workgroup 2048
+  %G = buffer global 1048576
+  op "ds_write" write %A2
+  for %i0 = 0 to %n {
+    op "ds_read_b128" read %A1
+    for %i1 = 0 to 16 step 4 {
+      if uniform %i1 < 2 {
+        op "gather_to_lds" async write %A4, read %G[tid * 2 + 2]
+        op "ds_read_b128" read %A2
+      }
+    }
+  }
+}
+"#;
+    let cost = |src: &str| {
+        let mut k = kernel_of(src);
+        syncopt_barriers::run(&mut k, Target::Gfx950, &InsertOptions::default());
+        syncopt_analysis::inserted_cost(&k)
+    };
+    assert_eq!(cost(src), (1, 16));
+    assert_minimal(src, Target::Gfx950, 1);
+    let two = src.replace("%i1 < 2", "%i1 < 6");
+    assert_eq!(cost(&two), (1, 64));
+    assert_minimal(&two, Target::Gfx950, 1);
+}
