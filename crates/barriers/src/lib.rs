@@ -427,29 +427,27 @@ impl State {
         }
     }
 
-    /// Every key's `Key::res` set to `res`: entering (`NO_RES`) or leaving (`OLD_RES`) a
-    /// loop without bound handles that `Key::res` follows (`Ctx::plain_res`).
-    fn set_res(&mut self, res: u8) {
-        if self.m.keys().all(|k| k.res == res) {
+    /// Every key through `f`, unless `kept` says `f` leaves each as it is.
+    fn rekey(&mut self, kept: impl Fn(&Key) -> bool, f: impl Fn(Key) -> Key) {
+        if self.m.keys().all(kept) {
             return;
         }
         let old = self.m.take();
         for &(k, (s, a)) in &old {
-            self.insert(Key { res, ..k }, s, a);
+            self.insert(f(k), s, a);
         }
         recycle(old);
     }
 
+    /// Every key's `Key::res` set to `res`: entering (`NO_RES`) or leaving (`OLD_RES`) a
+    /// loop without bound handles that `Key::res` follows (`Ctx::plain_res`).
+    fn set_res(&mut self, res: u8) {
+        self.rekey(|k| k.res == res, |k| Key { res, ..k });
+    }
+
     /// The path took branch `br` of an `if` with results (`Key::br`).
     fn tag_branch(&mut self, br: u32) {
-        if self.m.keys().all(|k| k.br == br) {
-            return;
-        }
-        let old = self.m.take();
-        for &(k, (s, a)) in &old {
-            self.insert(Key { br, ..k }, s, a);
-        }
-        recycle(old);
+        self.rekey(|k| k.br == br, |k| Key { br, ..k });
     }
 
     /// Marks every pending access as older than the entry of the loop about to run.
@@ -644,7 +642,7 @@ struct Ctx<'k> {
     br_forms: Vec<(u32, StmtId, [u32; 2])>,
     /// Per access through a handle whose initial value is a result of a uniform `if`: the
     /// handle's loop, that `if`, and the access's descriptor in the loop's first iteration
-    /// with the `if`'s then and else results (`Accesses::first_branch_forms`), sorted by
+    /// with the `if`'s then and else results (`Accesses::branch_forms`), sorted by
     /// access.
     first_br_forms: Vec<(u32, StmtId, StmtId, [u32; 2])>,
     /// Per statement: an `if` of `br_forms` or `first_br_forms` (its join tags the keys,

@@ -2493,7 +2493,7 @@ kernel @k(%n = 1) waves 8 {
 /// `gen --ops 100 --seed 779 --target gfx950`, reduced: the loop's handle `%h2` starts as
 /// `%x`, the `if`'s result. A path through the then branch wrote `%A2` and enters the loop
 /// with `%h2 = %A0`; through the else branch it wrote `%A0` with `%h2 = %A2`: the first
-/// trip's write never meets the branch's (`Accesses::first_branch_forms`), and the loop's
+/// trip's write never meets the branch's (`Accesses::branch_forms`), and the loop's
 /// own barriers order the later trips. Where each branch yields the buffer it wrote, a
 /// barrier before the loop.
 #[test]
