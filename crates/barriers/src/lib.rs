@@ -439,8 +439,8 @@ impl State {
         recycle(old);
     }
 
-    /// Every key's `Key::res` set to `res`: entering (`NO_RES`) or leaving (`OLD_RES`) a
-    /// loop without bound handles that `Key::res` follows (`Ctx::plain_res`).
+    /// Every key's `Key::res` set to `res`: leaving a loop without bound handles that
+    /// `Key::res` follows (`Ctx::plain_res`).
     fn set_res(&mut self, res: u8) {
         self.rekey(|k| k.res == res, |k| Key { res, ..k });
     }
@@ -2129,8 +2129,17 @@ impl<'c, 'k> Sim<'c, 'k> {
         let entry = if self.c.binds_loop(f) {
             entry.enter_loop()
         } else if self.c.plain_res_loop(f) {
+            // The state at the entry flows into the first iteration: residue 0 (async copies
+            // keep none, as in `plain_residue_ops`).
             let mut e = entry;
-            e.set_res(NO_RES);
+            let first = |k: &Key| if k.asy { NO_RES } else { 0 };
+            e.rekey(
+                |k| k.res == first(k),
+                |k| Key {
+                    res: first(&k),
+                    ..k
+                },
+            );
             e
         } else {
             entry

@@ -2638,3 +2638,27 @@ kernel @k(%n = 1, %c = 1) waves 8 {
     assert_eq!(cost(&two), (1, 64));
     assert_minimal(&two, Target::Gfx950, 1);
 }
+
+/// `gen --ops 100 --seed 294 --target sm_90`, reduced: the loop starts in its even residue,
+/// whose branch has a barrier, so the write before the loop meets the odd branch's read only
+/// through it: the state at a loop's entry takes residue 0 (`Ctx::plain_res`). Where the
+/// first iteration takes the read's branch (`%i4 mod 2 == 0`), a barrier before the loop.
+#[test]
+fn a_loop_starts_in_its_first_residue() {
+    let src = r#"target gfx950
+kernel @k(%n = 3) {
+  %A0 = buffer workgroup 4096
+  %A2 = buffer workgroup 6144
+  op "ds_write" write %A0
+  for %i4 = 0 to %n {
+    if uniform (%i4 + 1) mod 2 == 0 {
+      op "ds_read" read %A0[2048:4096]
+    } else {
+      op "lds_add" atomic %A2
+      barrier
+    }
+  }
+}
+"#;
+    minimal_with_counter_case(src, "(%i4 + 1) mod 2 == 0", "%i4 mod 2 == 0");
+}
