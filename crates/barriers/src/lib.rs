@@ -127,11 +127,13 @@ struct Key {
     /// trips; see `State::join_carried`) to its first iteration's handles: the current point
     /// is in its second iteration, the last one when the trip count is 2.
     back: bool,
-    /// The residue (modulo its handles' period) of the iteration of the innermost loop
-    /// around the current point, when the path from the access tells it (the access ran in
-    /// a branch of `if uniform %i mod m == r`, see `Accesses::residue_ops`, or was pending
-    /// when the path entered one, see `Sim::enter_branch`); `NO_RES` when not known and the
-    /// access was made in the current iteration, `OLD_RES` when it may be older.
+    /// The residue (modulo its handles' period) of the iteration of the innermost loop with
+    /// handles around the current point (or of a loop `Ctx::plain_res` names, modulo the
+    /// lcm of its `if`s' constants, or `FIRST_LATER`), when the path from the access tells
+    /// it (the access ran in a branch of `if uniform %i mod m == r`, see
+    /// `Accesses::residue_ops` and `plain_residue_ops`, or was pending when the path entered
+    /// one, see `Sim::enter_branch`); `NO_RES` when not known and the access was made in the
+    /// current iteration, `OLD_RES` when it may be older.
     res: u8,
     /// Made by an async copy. The async rules (`Ctx::async_desc`, `Sim::enter_branch`) are
     /// about such producers only: an ordinary access through the same descriptor (a
@@ -408,7 +410,7 @@ impl State {
                 // whose handles hold their values there.
                 k.back = true;
             }
-            // The next iteration's residue (this loop is the innermost one with handles).
+            // The next iteration's residue (this loop is the innermost one `Key::res` follows).
             if let Some(q) = period {
                 k.res = if q == FIRST_LATER && k.res < 2 {
                     1
@@ -618,12 +620,13 @@ struct Ctx<'k> {
     /// `if`s (`plain_residue_loops`: those of `plain_res`, and loops with bound handles that
     /// give no period) with theirs, sorted.
     res_loops: Vec<(StmtId, u8)>,
-    /// Per statement (empty when none): a loop without bound handles, inside none, with a
-    /// uniform `if` on its variable modulo a constant. `Key::res` follows it too (the
-    /// iteration's residue modulo the lcm of those constants, as the verifier tracks the
-    /// variable's): the path's keys take the residue of the branch they enter, a key whose
-    /// path put the iteration in another residue does not enter it. No form changes (there
-    /// are no handles to bind); leaving the loop forgets the residues (`OLD_RES`).
+    /// Per statement (empty when none): a loop without bound handles, inside none, that
+    /// `Key::res` follows for its uniform `if`s on its variable (`plain_residue_loops`: the
+    /// iteration's residue modulo the lcm of their constants, as the verifier tracks the
+    /// variable's, or `FIRST_LATER`): the path's keys take the residue of the branch they
+    /// enter, a key whose path put the iteration in another residue does not enter it, the
+    /// state at the entry is in residue 0. No form changes (there are no handles to bind);
+    /// leaving the loop forgets the residues (`OLD_RES`).
     plain_res: Vec<bool>,
     /// (descriptor, loop index, residue) -> the descriptor with that loop's handles bound to
     /// that residue's values (`Accesses::residue_forms`), sorted.
@@ -1119,10 +1122,10 @@ impl<'k> Ctx<'k> {
         let d = self.desc(a);
         if self.loose(k) {
             let u = self.unbound_of[d as usize];
-            // Pinned at the exit of the loop now entered again, in its first iteration.
             // Pending since before the entry of the loop, which is in its first trip (as
             // async-waits compares it where no path crossed that loop's back edge since, or
-            // one of a loop around it: `Reach::later`); a pinned one in its loop's next run.
+            // one of a loop around it: `Reach::later`); a pinned one in its loop's next run
+            // too.
             let u = match self.inner_loop[b.index()] {
                 lp if k.first && lp != u32::MAX => {
                     self.acc.first_bound(u, StmtId::new(lp as usize))
