@@ -1100,7 +1100,8 @@ impl Accesses {
                 };
                 let mut forms = [u32::MAX; 2];
                 // The handle itself (no view of it): its initial value, resolved by the
-                // branch's own resolver (one per loop took most of the time at 1M).
+                // branch's own resolver (a resolver per loop as well: 220 ms instead of
+                // 145 ms at 1M).
                 let direct = match (lp, k.values[e.mem.value].kind) {
                     (Some(l), ValueKind::IterArg { stmt, index }) if stmt == l => {
                         match &k.stmts[l].kind {
@@ -2884,7 +2885,8 @@ fn rotation_period(orbits: &[Vec<usize>]) -> Option<u64> {
     })
 }
 
-fn lcm(a: u64, b: u64) -> u64 {
+/// The least common multiple of `a` and `b` (the barrier pass's residue periods too).
+pub fn lcm(a: u64, b: u64) -> u64 {
     fn gcd(a: u64, b: u64) -> u64 {
         if b == 0 {
             a

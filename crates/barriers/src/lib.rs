@@ -73,7 +73,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use syncopt_analysis::hazard::{Accesses, Mode};
+use syncopt_analysis::hazard::{lcm, Accesses, Mode};
 use syncopt_analysis::{block_weights, Covered, Explain, InsertOptions, PassReport};
 use syncopt_ir::{
     BlockId, Diagnostic, EntityRef, ForData, IfData, Kernel, ProgramPoint, StmtId, StmtKind,
@@ -2572,7 +2572,7 @@ fn plain_residue_loops(
         match i.cond.modulo {
             Some(m) => {
                 e.0 = match u64::try_from(m) {
-                    Ok(m) if m > 0 && m <= 64 && e.0 > 0 => (e.0 / gcd(e.0, m) * m).min(65),
+                    Ok(m) if m > 0 && m <= 64 && e.0 > 0 => lcm(e.0, m).min(65),
                     _ => 0,
                 };
             }
@@ -2643,14 +2643,6 @@ fn branch_class(c: &syncopt_ir::Cond, v: bool, f: &ForData, q: u8) -> Option<u8>
     syncopt_analysis::hazard::residue_where(c, v, lo, f.step, u64::from(q))
         .and_then(|x| u8::try_from(x).ok())
         .filter(|&x| x < OLD_RES)
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a.max(1)
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// The residue (`Key::res`) each op of plain loop `lp` (`plain_residue_loops`, period `q`)
