@@ -802,6 +802,18 @@ impl Accesses {
 
     /// A new descriptor `nd` standing for `old` (one per pair: never shared with an access
     /// that is not rebound), recorded in `orig` as (new, old).
+    /// A form of a rebound descriptor (no access has it, nothing maps it back).
+    fn intern_form(&mut self, map: &mut FxMap<Desc, u32>, nd: Desc) -> u32 {
+        if let Some(&id) = map.get(&nd) {
+            return id;
+        }
+        let id = self.descs.len() as u32;
+        self.descs.push(nd.clone());
+        self.binds.push(Vec::new());
+        map.insert(nd, id);
+        id
+    }
+
     fn intern_rebound(
         &mut self,
         map: &mut FxMap<(Desc, u32), u32>,
@@ -825,7 +837,7 @@ impl Accesses {
     /// (inside `if uniform (%i + c) mod m == r`, as `bind_parity` finds them): (op, loop,
     /// residue of the iteration number modulo the handles' period, that period). What such an
     /// op leaves pending meets the loop's next iteration with its handles one step further
-    /// (`residue_forms`). Used by the barrier pass only.
+    /// (`residue_forms`). Used by the barrier pass and async-waits' warning check.
     pub fn residue_ops(&self, k: &Kernel) -> Vec<(StmtId, StmtId, u64, u64)> {
         let fixes = match &self.parity_ops {
             Some(f) => f.clone(),
@@ -835,20 +847,7 @@ impl Accesses {
                 f
             }
         };
-        if fixes.is_empty() {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        for (op, lp, it) in fixes {
-            let StmtKind::For(f) = &k.stmts[lp].kind else {
-                continue;
-            };
-            let Some(q) = permutation(k, lp, f).and_then(|(o, _)| rotation_period(&o)) else {
-                continue;
-            };
-            out.push((op, lp, it % q, q));
-        }
-        out
+        residues_of(k, fixes)
     }
 
     /// For each descriptor through the rotating handles of one of `loops` (loop, period):
@@ -1177,9 +1176,10 @@ impl Accesses {
     /// lower bound: where the branch runs only in iterations in which every handle of the
     /// loop holds one and the same initial value, the accesses through those handles are
     /// replaced by that value's (the verifier tracks the residue of such a variable and the
-    /// handles' values together). Async ops keep their descriptors. Used by the barrier pass
-    /// only. The rebound descriptors are new ones (never shared with an access that is not
-    /// rebound); returns each with the descriptor it replaces, sorted.
+    /// handles' values together). Async copies too: they write the bytes of the iteration
+    /// that issues them. Used by the barrier pass and async-waits' warning check. The
+    /// rebound descriptors are new ones (never shared with an access that is not rebound);
+    /// returns each with the descriptor it replaces, sorted.
     pub fn bind_parity(&mut self, k: &Kernel) -> Vec<(u32, u32)> {
         let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
         let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
@@ -1241,6 +1241,7 @@ impl Accesses {
         // there; and the iterations are recorded (`Desc::only`, see `restrict`), which
         // `conflict` and the first/last-iteration forms (`bind_first_ivs`) go by.
         let unbound: FxMap<u32, u32> = orig.iter().copied().collect();
+        let mut forms: FxMap<Desc, u32> = FxMap::default();
         // Each (descriptor, iteration sets) is restricted once.
         let mut sets: FxMap<Vec<(ValueId, u64)>, u32> = FxMap::default();
         let mut done: FxMap<(u32, u32), u32> = FxMap::default();
@@ -1267,6 +1268,24 @@ impl Accesses {
                     continue;
                 }
                 let id = self.intern_rebound(&mut intern, nd, old, &mut orig);
+                if self.binds[id as usize].is_empty() && !self.binds[d as usize].is_empty() {
+                    // The handle forms `bind_handles` made for `d` (first, last, exit
+                    // iterations of the loops with handles), restricted the same way: the
+                    // op runs in those iterations only, whichever form it takes (seed 698).
+                    let mut b = self.binds[d as usize].clone();
+                    for x in &mut b {
+                        for f in [&mut x.first, &mut x.last, &mut x.exit] {
+                            if *f == u32::MAX {
+                                continue;
+                            }
+                            let nf = self.descs.get(*f as usize);
+                            if let Some(nf) = nf.and_then(|x| restrict(x, &masks, &ivs_exact)) {
+                                *f = self.intern_form(&mut forms, nf);
+                            }
+                        }
+                    }
+                    self.binds[id as usize] = b;
+                }
                 done.insert((d, set), id);
                 self.accesses[a as usize].desc = id;
             }
@@ -1281,9 +1300,9 @@ impl Accesses {
     /// alone, and name one slot in every iteration the branch runs in, gets that slot (the
     /// variable fixed to one such iteration's value). Only where the variable occurs in slot
     /// indices alone, through no handle, and where the verifier tracks its residue: the lcm
-    /// of every `mod` on it (slot counts, conditions) at most 64. Async ops keep their
-    /// descriptors (async-waits compares such slots unbound). Used by the barrier pass only;
-    /// returns each new descriptor with the one it replaces, sorted.
+    /// of every `mod` on it (slot counts, conditions) at most 64. Async copies too (the slot
+    /// of the iteration that issues them). Used by the barrier pass and async-waits' warning
+    /// check; returns each new descriptor with the one it replaces, sorted.
     pub fn bind_residue_slots(&mut self, k: &Kernel) -> Vec<(u32, u32)> {
         let mut out: Vec<(u32, u32)> = Vec::new();
         // The residue modulus each variable is tracked with, as the verifier forms it.
@@ -1313,7 +1332,7 @@ impl Accesses {
         if !any {
             return out;
         }
-        // (op, variable, condition, branch) for non-async ops under a uniform `if` on one
+        // (op, variable, condition, branch) for ops under a uniform `if` on one
         // tracked variable modulo a constant.
         type Known<'a> = (ValueId, StmtId, &'a syncopt_ir::Cond, bool);
         let mut found: Vec<(StmtId, Known)> = Vec::new();
@@ -1321,7 +1340,7 @@ impl Accesses {
         while let Some((b, known)) = stack.pop() {
             for &s in &k.blocks[b].stmts {
                 match &k.stmts[s].kind {
-                    StmtKind::Op(op) if op.asynchronous.is_none() => {
+                    StmtKind::Op(_) => {
                         for &x in known.iter().rev() {
                             found.push((s, x));
                         }
@@ -2532,6 +2551,21 @@ fn words_same_wave(
 
 /// The ops under `b` that `Accesses::bind_parity` rebinds: (op, loop, iteration residue).
 /// `known`: the decided conditions of the enclosing `if`s and the branch taken.
+/// (op, loop, iteration) of `parity_fixes` as (op, loop, residue, the handles' period).
+fn residues_of(k: &Kernel, fixes: Vec<(StmtId, StmtId, u64)>) -> Vec<(StmtId, StmtId, u64, u64)> {
+    let mut out = Vec::new();
+    for (op, lp, it) in fixes {
+        let StmtKind::For(f) = &k.stmts[lp].kind else {
+            continue;
+        };
+        let Some(q) = permutation(k, lp, f).and_then(|(o, _)| rotation_period(&o)) else {
+            continue;
+        };
+        out.push((op, lp, it % q, q));
+    }
+    out
+}
+
 fn parity_fixes<'k>(
     k: &'k Kernel,
     b: syncopt_ir::BlockId,
@@ -2540,7 +2574,7 @@ fn parity_fixes<'k>(
 ) {
     for &s in &k.blocks[b].stmts {
         match &k.stmts[s].kind {
-            StmtKind::Op(op) if op.asynchronous.is_none() => {
+            StmtKind::Op(_) => {
                 for &(c, v) in known.iter().rev() {
                     if let Some((lp, it)) = parity_fix(k, c, v) {
                         out.push((s, lp, it));

@@ -673,11 +673,35 @@ fn cross_thread(
     // iterations, and is compared in its form there (each loop's alone: each form holds the
     // consumer's words).
     let mut firsts: Option<Vec<Option<StmtId>>> = None;
+    // The ops confined to one residue of a loop with handles (a parity branch; loop,
+    // residue, the handles' period), and the residue forms of the descriptors through them:
+    // a copy that a consumer so confined meets in the same iteration ran in that residue too,
+    // and a consumer that meets a copy so confined one back edge of that loop later runs in
+    // the next residue (`Carried::One`).
+    type Residues = (
+        BTreeMap<StmtId, (StmtId, u32, u32)>,
+        Vec<((u32, u32, u32), u32)>,
+    );
     let conflict = |acc: &Accesses,
-                    firsts: Option<&[Option<StmtId>]>,
+                    firsts: Option<(&[Option<StmtId>], &Residues)>,
                     copy: StmtId,
                     consumer: StmtId,
                     reach: Reach| {
+        let (firsts, res) = match firsts {
+            Some((f, r)) => (Some(f), Some(r)),
+            None => (None, None),
+        };
+        let same_iteration = |d: u32| {
+            let Some((op_res, forms)) = res else {
+                return d;
+            };
+            match op_res.get(&consumer) {
+                Some(&(lp, r, _)) if inside(copy, lp) => forms
+                    .binary_search_by_key(&(d, lp.index() as u32, r), |x| x.0)
+                    .map_or(d, |i| forms[i].1),
+                _ => d,
+            }
+        };
         let ids = |s: StmtId| acc.by_stmt.get(s.index()).unwrap_or(&[]);
         let mut entered: Vec<StmtId> = Vec::new();
         if let Some(up) = firsts {
@@ -743,14 +767,28 @@ fn cross_thread(
                 (Some(_), Some(d)) => Some((d, 0, rerun)),
                 (c, _) => c.map(|(x, d)| (x, d, None)),
             };
+            let next = match (reach.carried, res) {
+                (Carried::One(m), Some((op_res, _))) => match op_res.get(&copy) {
+                    Some(&(lp, r, q)) if lp == m && q > 0 => Some((m, (r + 1) % q)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let in_residue = |b: u32, (m, r): (StmtId, u32)| match res {
+                Some((_, forms)) => forms
+                    .binary_search_by_key(&(b, m.index() as u32, r), |x| x.0)
+                    .map_or(b, |i| forms[i].1),
+                None => b,
+            };
             let dists = reach
                 .same
-                .then_some((a.desc, 0, None))
+                .then(|| (same_iteration(a.desc), 0, None, None))
                 .into_iter()
-                .chain(carried);
-            dists.into_iter().any(|(x, d, rerun)| {
+                .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next)));
+            dists.into_iter().any(|(x, d, rerun, next)| {
                 ids(consumer).iter().any(|&b| {
                     let b = acc.accesses[b as usize].desc;
+                    let b = next.map_or(b, |n| in_residue(b, n));
                     let b = rerun.map_or(b, |m| acc.first_bound(b, m));
                     if entered.is_empty() {
                         return acc.conflict_across_waves(x, d, b, wave);
@@ -772,14 +810,27 @@ fn cross_thread(
         // Then the exact values of the loops the verifier unrolls (constant start, 1 to 8
         // trips), as the barrier pass compares them: a consumer's iterations restricted by
         // conditions on the induction variable and its handles in parity branches
-        // (`bind_parity`, exact facts about the consumer), and each descriptor's forms per
-        // iteration (`bind_first_ivs`), which `conflict_across_waves` enumerates at the
-        // iteration distance of the barrier-free paths. Both tests are sound; a pair must
-        // pass both. (Async producers keep their descriptors: the distances stay.)
+        // (`bind_parity`, `bind_residue_slots`: exact facts about the op's own iteration,
+        // the copy's too), and each descriptor's forms per iteration (`bind_first_ivs`),
+        // which `conflict_across_waves` enumerates at the iteration distance of the
+        // barrier-free paths. Both tests are sound; a pair must pass both.
         acc.bind_parity(k);
+        acc.bind_residue_slots(k);
         acc.bind_first_ivs(k);
+        let res_ops = acc.residue_ops(k);
+        let mut loops: Vec<(StmtId, u64)> = res_ops.iter().map(|&(_, lp, _, q)| (lp, q)).collect();
+        loops.sort_unstable();
+        loops.dedup();
+        let forms = acc.residue_forms(k, &loops);
+        let op_res = res_ops
+            .iter()
+            .map(|&(op, lp, r, q)| (op, (lp, r as u32, q as u32)))
+            .collect();
+        let res: Residues = (op_res, forms);
         let up = firsts.get_or_insert_with(|| loop_parents(k));
-        found.retain(|&(copy, consumer, reach, _)| conflict(&acc, Some(up), copy, consumer, reach));
+        found.retain(|&(copy, consumer, reach, _)| {
+            conflict(&acc, Some((up, &res)), copy, consumer, reach)
+        });
     }
     let at = |s: StmtId| order.get(s.index()).copied().unwrap_or(usize::MAX);
     let mut out: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();

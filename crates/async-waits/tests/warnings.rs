@@ -435,3 +435,59 @@ fn a_loop_left_behind_leaves_the_next_loops_first_trip_alone() {
     let w = warnings(&src, Target::Gfx942, true);
     assert!(w.is_empty(), "{w:?}");
 }
+
+/// `gen --ops 5000 --seed 67 --target gfx1200`, reduced: a copy through a rotating handle
+/// before a parity branch. A reader in the odd branch meets it bound (`%A0`, this check and
+/// the barrier pass alike), but the read of `%A1` after the loop is reached from the odd
+/// branch too, where nothing tells the iteration any more: the copy may be `%A1`'s there. The
+/// barrier pass binds the copy for readers in the branch only (it once bound the pending
+/// copy itself on entering the branch, placed no barrier after the loop, and this warned).
+#[test]
+fn a_copy_bound_in_a_parity_branch_is_unbound_after_it() {
+    let src = "target gfx950
+kernel @k(%n = 4) waves 8 {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 1024
+  %A2 = buffer workgroup 1024
+  %G = buffer global 1048576
+  for %i = 0 to %n iter(%h0 = %A0, %h1 = %A1) {
+    barrier
+    op \"gather_to_lds\" async write %h1[tid], read %G[tid * 4]
+    if uniform (%i + 1) mod 2 == 0 {
+      op \"ds_read\" read %A2
+    } else {
+      op \"ds_write\" write %A2
+      barrier
+      op \"ds_read\" read %A2
+    }
+    yield %h1, %h0
+  }
+  op \"ds_read\" read %A1
+}
+";
+    quiet_only_after_barriers(src, Target::Gfx950);
+}
+
+/// `gen --ops 100 --seed 757 --target sm_90`, reduced: the copy into `%A0[768:1024]` runs in
+/// the odd iterations only, so the copy through `%h13` one back edge later is the even
+/// iterations' (`%A3`): the barrier pass places no barrier between them, and this check binds
+/// a consumer met over one back edge of the loop (`Carried::One`) to the next residue.
+#[test]
+fn a_copy_of_one_residue_meets_the_next_residues_handles() {
+    let src = "target gfx950
+kernel @k(%n = 16) waves 16 {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 512 at %A0 + 512
+  %A3 = buffer workgroup 8192
+  %G = buffer global 1048576
+  for %i = 0 to %n iter(%h12 = %A1, %h13 = %A3) {
+    op \"gather_to_lds\" async write %h13, read %G
+    if uniform (%i + 1) mod 2 == 0 {
+      op \"gather_to_lds\" async write %A0[768:1024], read %G[tid + 2]
+    }
+    yield %h13, %h12
+  }
+}
+";
+    quiet_only_after_barriers(src, Target::Gfx950);
+}

@@ -26,9 +26,12 @@
 //! producer meets a loop's first iteration bound like any access (async-waits, whose check
 //! on its own looks for a barrier between a copy and its readers in other waves, binds a
 //! copy's readers in the first iterations of the loops entered after it too,
-//! `Reach::later`); it enters parity branches and crosses the back edge of a two-trip loop
-//! unbound (`Ctx::async_desc`), and leaves a loop bound only when it writes one known region
-//! (`Ctx::async_loose`). Loops the verifier unrolls (constant start, 1 to 8
+//! `Reach::later`); it crosses the back edge of a two-trip loop unbound (`Ctx::async_desc`),
+//! and leaves a loop bound only when it writes one known region (`Ctx::async_loose`). In a
+//! parity branch it is bound like any access, and follows the residue (`Key::res`) past the
+//! back edge; made before the branch, it stays unbound, and only the branch's accesses meet
+//! it in the branch's residue (`Ctx::async_in_residue`; async-waits' check binds such pairs
+//! the same way). Loops the verifier unrolls (constant start, 1 to 8
 //! trips) are compared iteration by iteration (`Accesses::conflict` over the iteration
 //! forms), async producers too: async-waits checks a copy against its consumers with the
 //! same forms at the iteration distance of the barrier-free paths; an async producer that
@@ -1120,6 +1123,37 @@ impl<'k> Ctx<'k> {
     #[inline]
     fn conflict_key(&self, k: &Key, b: BlockId, a: u32) -> bool {
         let d = self.desc(a);
+        if k.asy && !self.op_res.is_empty() {
+            if let Some(kd) = self.async_in_residue(k, b, a) {
+                let k = Key { desc: kd, ..*k };
+                return self.conflict_key_plain(&k, b, a, d);
+            }
+        }
+        self.conflict_key_plain(k, b, a, d)
+    }
+
+    /// An async copy made in the current iteration of the innermost loop with handles around
+    /// `b` (as `Sim::enter_branch` takes keys), met by access `a` of an op that runs in one
+    /// residue of that loop only: the copy ran in that residue too, its handles held that
+    /// residue's values (`res_forms`). Only for the consumer, as async-waits' warning check
+    /// binds such a copy: the key itself stays unbound.
+    fn async_in_residue(&self, k: &Key, b: BlockId, a: u32) -> Option<u32> {
+        if k.res != NO_RES || k.carried != 0 || k.first || k.back {
+            return None;
+        }
+        let r = self.op_res[self.acc.accesses[a as usize].stmt.index()];
+        if r >= OLD_RES {
+            return None;
+        }
+        let lp = self.inner_loop[b.index()];
+        self.res_forms
+            .binary_search_by_key(&(k.desc, lp, r as u32), |x| x.0)
+            .ok()
+            .map(|i| self.res_forms[i].1)
+    }
+
+    #[inline]
+    fn conflict_key_plain(&self, k: &Key, b: BlockId, a: u32, d: u32) -> bool {
         if self.loose(k) {
             let u = self.unbound_of[d as usize];
             // Pending since before the entry of the loop, which is in its first trip (as
@@ -2369,8 +2403,9 @@ impl<'c, 'k> Sim<'c, 'k> {
     /// not carried, not older than its entry), entering a branch that runs only in
     /// iterations of residue `r`: the handles they went through held that residue's values
     /// (`Accesses::residue_forms`), and what they meet later in this iteration runs in it
-    /// too (seed 129). Async producers stay as they are (async-waits compares them unbound).
-    /// Accesses whose path put the iteration in another residue do not enter the branch.
+    /// too (seed 129). Async producers stay as they are (their consumers in the branch bind
+    /// them, `Ctx::async_in_residue`). Accesses whose path put the iteration in another
+    /// residue do not enter the branch.
     fn enter_branch(&self, st: &mut State, lp: u32, r: u8) {
         let c = self.c;
         let fits = |k: &Key| k.res == NO_RES && k.carried == 0 && !k.first && !k.back && !k.asy;

@@ -2662,3 +2662,143 @@ kernel @k(%n = 3) {
 "#;
     minimal_with_counter_case(src, "(%i4 + 1) mod 2 == 0", "%i4 mod 2 == 0");
 }
+
+/// `gen --ops 100 --seed 142 --target sm_90`, reduced: an async copy through a rotating
+/// handle in a parity branch writes the bytes of the iteration that issues it (`%A0` in the
+/// even ones), as any access there (`Accesses::bind_parity`); async-waits' warning check binds
+/// it the same way, so the read of `%A1` needs no barrier. In the odd iterations the handle
+/// holds `%A1` and it does.
+#[test]
+fn an_async_copy_in_a_parity_branch_writes_that_iterations_handle() {
+    let src = r#"target gfx950
+kernel @k(%n = 4) waves 8 {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 1024
+  %G = buffer global 1048576
+  for %i = 0 to %n iter(%h0 = %A0, %h1 = %A1) {
+    if uniform %i mod 2 == 0 {
+      op "gather_to_lds" async write %h0[tid], read %G[tid * 4]
+      op "ds_read" read %A1
+    }
+    yield %h1, %h0
+  }
+}
+"#;
+    minimal_with_counter_case(src, "mod 2 == 0", "mod 2 == 1");
+}
+
+/// `gen --ops 100 --seed 208 --target sm_90`, reduced: an async copy into a slot view on the
+/// loop variable, in a branch that runs in the odd iterations only, writes slot 0 in every one
+/// of them (`Accesses::bind_residue_slots`, async copies included; async-waits' check too):
+/// the read of slot 1 needs no barrier, a read of slot 0 does.
+#[test]
+fn an_async_copy_in_a_parity_branch_writes_that_residues_slot() {
+    let src = r#"target gfx950
+kernel @k(%n = 4) waves 2 {
+  %A0 = buffer workgroup 2048
+  %G = buffer global 1048576
+  for %i = 0 to %n {
+    %v = view %A0 slot (%i + 1) mod 2
+    if uniform (%i + 1) mod 2 == 0 {
+      op "gather_to_lds" async write %v[tid], read %G[tid * 4]
+      op "ds_read" read %A0[1024:2048]
+    }
+  }
+}
+"#;
+    minimal_with_counter_case(src, "read %A0[1024:2048]", "read %A0[0:1024]");
+}
+
+/// `gen --ops 100 --seed 431 --target sm_90`, reduced: a copy through a rotating handle
+/// issued before a parity branch, met in the same iteration by a reader inside the branch,
+/// was issued in that branch's residue: it wrote `%A0` (`Sim::enter_branch` binds it without
+/// a residue; async-waits' check binds a copy met in the same iteration by a consumer confined
+/// to one residue). The read of `%A1` needs no barrier of its own; one of `%A0` does.
+#[test]
+fn a_copy_met_in_a_parity_branch_was_issued_in_its_residue() {
+    let src = r#"target gfx950
+kernel @k(%n = 4) waves 8 {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 1024
+  %G = buffer global 1048576
+  for %i = 0 to %n iter(%h0 = %A0, %h1 = %A1) {
+    barrier
+    op "gather_to_lds" async write %h0[tid], read %G[tid * 4]
+    if uniform %i mod 2 == 0 {
+      op "ds_read" read %A1
+    }
+    yield %h1, %h0
+  }
+}
+"#;
+    minimal_with_counter_case(src, "op \"ds_read\" read %A1", "op \"ds_read\" read %A0");
+}
+
+/// `gen --ops 100 --seed 698 --target sm_90`, reduced: a read through an inner loop's handle
+/// (started from the outer loop's, which never moves) in a branch the 8-trip outer loop takes
+/// from its third iteration on. `bind_parity` restricts its descriptor to those iterations; the
+/// restricted descriptor takes the handle forms of the unrestricted one, restricted alike, so
+/// out of the 4-trip inner loop it is its last iteration's `%A0`: the write of `%A1` after the
+/// loops needs no barrier. With 3 inner trips the last one reads `%A1`, and it does.
+#[test]
+fn a_restricted_access_keeps_its_last_iteration_form() {
+    let src = r#"target gfx950
+kernel @k(%n = 0) waves 8 {
+  %A0 = buffer workgroup 3072
+  %A1 = buffer workgroup 2048
+  %G = buffer global 1048576
+  op "ds_write" write %A0[tid * 2 + 3]
+  for %i12 = 0 to 8 iter(%h13 = %A1, %h14 = %A0) {
+    for %i15 = 0 to 4 iter(%h16 = %h13, %h17 = %A0) {
+      op "gather_to_lds" async write %A0[1536:3072], read %G[tid + %i12 + 2]
+      %x20 = if uniform %i12 < 2 {
+        yield %h17
+      } else {
+        op "ds_read" read %h16
+        yield %h14
+      }
+      yield %h17, %h16
+    }
+    yield %h13, %h14
+  }
+  %x23 = if uniform %n > 4 {
+    yield %A0
+  } else {
+    op "lds_copy" write %A1, read %A0
+    yield %A1
+  }
+}
+"#;
+    minimal_with_counter_case(src, "for %i15 = 0 to 4", "for %i15 = 0 to 3");
+}
+
+/// `gen --ops 100 --seed 757 --target sm_90`, reduced: a copy into `%A0[768:1024]` in the odd
+/// iterations only meets the next iteration's copy through `%h13`, which is `%A3` there
+/// (`Key::res` follows async copies in loops with handles too; async-waits' warning check
+/// binds a consumer one back edge after a copy so confined to the next residue): only the
+/// barrier between the two copies of an odd iteration (`%h13` is `%A1` there) stays. With the
+/// branch in the even iterations it is the one across the back edge.
+#[test]
+fn an_async_copy_of_one_residue_meets_the_next_residues_handles() {
+    let src = r#"target gfx950
+kernel @k(%n = 16) waves 16 {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 512 at %A0 + 512
+  %A3 = buffer workgroup 8192
+  %G = buffer global 1048576
+  for %i = 0 to 8 iter(%h12 = %A1, %h13 = %A3) {
+    op "gather_to_lds" async write %h13, read %G
+    if uniform (%i + 1) mod 2 == 0 {
+      op "gather_to_lds" async write %A0[768:1024], read %G[tid + 2]
+    }
+    yield %h13, %h12
+  }
+}
+"#;
+    minimal_with_counter_case(src, "(%i + 1) mod 2 == 0", "%i mod 2 == 0");
+    minimal_with_counter_case(
+        &src.replace("to 8 iter", "to %n iter"),
+        "(%i + 1) mod 2 == 0",
+        "%i mod 2 == 0",
+    );
+}
