@@ -3670,21 +3670,10 @@ impl<'k> Resolver<'k> {
                     }
                 } else if let StmtKind::For(f) = &k.stmts[stmt].kind {
                     match self.rotation(stmt, f) {
-                        // Initial values that may overlap: the handle takes them in turn,
-                        // with no slot refinement and no handle rule, but it is bound in
-                        // each iteration like a rotating one (`OVERLAP`).
-                        Some(rot) if rot.overlap => {
-                            for &m in &rot.orbits[index] {
-                                for mut r in self.regions(f.iter_args[m].1) {
-                                    drop_slot(&mut r);
-                                    r.handle = Some((stmt, OVERLAP, OVERLAP));
-                                    out.push(r);
-                                }
-                            }
-                        }
                         // A handle the loop yields unchanged is its initial value in every
                         // iteration: one through another loop's handle keeps that handle
-                        // (its own would hide it).
+                        // (its own would hide it), whether or not the loop's other initial
+                        // values may overlap it (seed 367).
                         Some(rot)
                             if rot.orbits[index].len() == 1
                                 && self
@@ -3695,6 +3684,18 @@ impl<'k> Resolver<'k> {
                             for mut r in self.regions(f.iter_args[index].1) {
                                 r.kept |= r.slot.is_some();
                                 out.push(r);
+                            }
+                        }
+                        // Initial values that may overlap: the handle takes them in turn,
+                        // with no slot refinement and no handle rule, but it is bound in
+                        // each iteration like a rotating one (`OVERLAP`).
+                        Some(rot) if rot.overlap => {
+                            for &m in &rot.orbits[index] {
+                                for mut r in self.regions(f.iter_args[m].1) {
+                                    drop_slot(&mut r);
+                                    r.handle = Some((stmt, OVERLAP, OVERLAP));
+                                    out.push(r);
+                                }
                             }
                         }
                         Some(rot) if self.open == Some(stmt) => {

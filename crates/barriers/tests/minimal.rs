@@ -2802,3 +2802,29 @@ kernel @k(%n = 16) waves 16 {
         "%i mod 2 == 0",
     );
 }
+
+/// `gen --ops 100 --seed 367 --target gfx1250`, reduced: the inner loop yields `%h25`
+/// unchanged, so it is `%h23` in every trip, never the outer loop's other handle `%h22` in
+/// the same outer iteration, though the inner loop's initial values may overlap (`%h23` may
+/// be `%A2`): the resolver keeps the outer handle before it marks the handle `OVERLAP`. One
+/// barrier across the outer back edge; none between the read and the atomic. When the inner
+/// loop swaps its handles `%h25` is `%A2` in its second trip, which `%h22` may be.
+#[test]
+fn a_handle_yielded_unchanged_keeps_the_outer_handle_among_overlapping_inits() {
+    let src = r#"target gfx950
+kernel @k(%n = 16) waves 2 {
+  %A1 = buffer workgroup 6144
+  %A2 = buffer workgroup 4096 aliases %A1
+  %A3 = buffer workgroup 2048
+  for %i21 = 0 to %n max 64 iter(%h22 = %A3, %h23 = %A2) {
+    for %i24 = 0 to 8 iter(%h25 = %h23, %h26 = %A2) {
+      op "ds_read" read %h25
+      op "lds_add" atomic %h22
+      yield %h25, %h26
+    }
+    yield %h23, %h22
+  }
+}
+"#;
+    minimal_with_counter_case(src, "yield %h25, %h26", "yield %h26, %h25");
+}
