@@ -87,6 +87,12 @@ pub struct Region {
     /// two different handles of that loop never denote the same memory.
     /// `(loop, handle index, index of the handle it takes next iteration from)`.
     pub handle: Option<(StmtId, usize, usize)>,
+    /// The handle this region was reached through in a loop around `handle`'s (an inner
+    /// loop's handle that starts from an outer loop's): `(outer loop, handle index, its
+    /// induction variable)`. In one iteration of the outer loop (no distance, see
+    /// `desc_conflict`) the rule of `handle` holds for it too; the variable is among the
+    /// descriptor's `ivs` as long as the tag is kept (`remove_iv` drops both).
+    pub outer: Option<(StmtId, usize, ValueId)>,
     /// For a buffer that `aliases` another (no known offset in its class): the buffer and the
     /// bytes of it the access may touch (views and byte ranges only). Two accesses to
     /// disjoint bytes of the same such buffer never overlap, wherever the buffer lies.
@@ -104,6 +110,16 @@ pub struct Region {
     /// its hull, and once the index is a constant (an induction variable fixed, see
     /// `fix_iv`) the bytes are known exactly (`slot_bytes`). No other slot rule uses it.
     pub over: Option<SlotInfo>,
+}
+
+/// `r`, an initial value of an inner loop's handle about to take that handle: the outer
+/// loop's handle it was reached through becomes `Region::outer`.
+fn keep_outer(k: &Kernel, r: &mut Region) {
+    if let Some((l, h, _)) = r.handle.filter(|h| h.1 != OVERLAP) {
+        if let StmtKind::For(f) = &k.stmts[l].kind {
+            r.outer = Some((l, h, f.iv));
+        }
+    }
 }
 
 /// Forgets the slot of `r`, whose range then only bounds the bytes touched.
@@ -2186,6 +2202,7 @@ fn make_desc(
             drop_slot(r);
             if r.apart {
                 r.handle = None;
+                r.outer = None;
             }
         }
     }
@@ -3147,6 +3164,11 @@ fn set_exit(b: &mut Vec<Bind>, lp: StmtId, d: u32, exit: u32) {
 
 /// `d` without induction variable `iv` in `ivs` (and its step).
 fn remove_iv(d: &mut Desc, iv: ValueId) {
+    for r in &mut d.regions {
+        if r.outer.is_some_and(|o| o.2 == iv) {
+            r.outer = None;
+        }
+    }
     if let Some(pos) = d.ivs.iter().position(|&v| v == iv) {
         d.ivs.remove(pos);
         if pos < d.steps.len() {
@@ -3315,6 +3337,12 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
                     continue;
                 }
             }
+            // Through an inner loop's handle started from an outer loop's handle (`outer`):
+            // while the outer loop stays in one iteration (no distance, or one of a loop
+            // inside it), that loop's handle rule, against its handles or others so started.
+            if outer_apart(r1, r2, dist) {
+                continue;
+            }
             if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
                 if s1.lo == s2.lo
                     && s1.size == s2.size
@@ -3341,6 +3369,37 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
         }
     }
     false
+}
+
+/// `desc_conflict`'s handle rule through `Region::outer`: the two regions are reached
+/// through two different handles of one loop, at least one of them as the initial value of an
+/// inner loop's handle, in one iteration of that loop (`dist` is about another loop, or none).
+/// An access through an inner loop's handle runs inside that loop: it leaves it only bound
+/// (`Accesses::last_bound`, no inner handle left) or carried to an unknown distance, so a
+/// pair compared here is in one run of the inner loop, or, for the results of a loop that
+/// runs once (`LoopInfo::top`), of fixed values.
+fn outer_apart(r1: &Region, r2: &Region, dist: Option<(ValueId, i64)>) -> bool {
+    if r1.outer.is_none() && r2.outer.is_none() {
+        return false;
+    }
+    let tags = |r: &Region| {
+        [
+            r.handle.map(|h| (h.0, h.1, None)),
+            r.outer.map(|o| (o.0, o.1, Some(o.2))),
+        ]
+    };
+    tags(r1).into_iter().flatten().any(|(l1, h1, v1)| {
+        tags(r2).into_iter().flatten().any(|(l2, h2, v2)| {
+            let Some(iv) = v1.or(v2) else {
+                return false;
+            };
+            l1 == l2
+                && h1 != h2
+                && h1 != OVERLAP
+                && h2 != OVERLAP
+                && dist.is_none_or(|(d, _)| d != iv)
+        })
+    })
 }
 
 /// Per-thread ownership in one pair of regions (`Lane`): the words of region `i` of `a` and
@@ -3550,6 +3609,7 @@ impl<'k> Resolver<'k> {
                 range: Some((0, d.size)),
                 slot: None,
                 handle: None,
+                outer: None,
                 local: None,
                 hull: false,
                 kept: false,
@@ -3561,6 +3621,7 @@ impl<'k> Resolver<'k> {
                 range: None,
                 slot: None,
                 handle: None,
+                outer: None,
                 local: Some((b.index() as u32, 0, d.size)),
                 hull: false,
                 kept: false,
@@ -3583,6 +3644,7 @@ impl<'k> Resolver<'k> {
                     range: start.map(|s| (s, s.saturating_add(d.size))),
                     slot: None,
                     handle: None,
+                    outer: None,
                     local: None,
                     hull: false,
                     kept: false,
@@ -3693,6 +3755,7 @@ impl<'k> Resolver<'k> {
                             for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
                                     drop_slot(&mut r);
+                                    keep_outer(k, &mut r);
                                     r.handle = Some((stmt, OVERLAP, OVERLAP));
                                     out.push(r);
                                 }
@@ -3713,6 +3776,7 @@ impl<'k> Resolver<'k> {
                             // (see `make_desc`): the slot is kept.
                             for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
+                                    keep_outer(k, &mut r);
                                     r.handle = Some((stmt, index, rot.sigma[index]));
                                     r.kept |= r.slot.is_some();
                                     r.apart |= rot.apart;
@@ -3778,6 +3842,7 @@ impl<'k> Resolver<'k> {
                         if let Some(rot) = self.rotation(stmt, f) {
                             for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
+                                    keep_outer(k, &mut r);
                                     r.handle = Some((stmt, index, rot.sigma[index]));
                                     out.push(r);
                                 }

@@ -2828,3 +2828,59 @@ kernel @k(%n = 16) waves 2 {
 "#;
     minimal_with_counter_case(src, "yield %h25, %h26", "yield %h26, %h25");
 }
+
+/// `gen --ops 100 --seed 853 --target sm_90`, reduced (gfx1250 653 and 986, sm_90 960 are the
+/// same shape): `%h5` takes `%A1` and the outer loop's `%h1` in turn, never `%h2`, the outer
+/// loop's other handle, in the same outer iteration. The region of `%h1` that `%h5` reaches
+/// keeps the outer handle (`Region::outer`), so the write through `%h5` and the read of `%h2`
+/// in one trip need no barrier; a read of `%h1` does.
+#[test]
+fn an_inner_handle_started_from_an_outer_one_is_not_the_other_outer_handle() {
+    let src = r#"target gfx950
+kernel @k(%n = 16) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 3072
+  %A2 = buffer workgroup 2048
+  for %i0 = 0 to %n max 64 iter(%h1 = %A2, %h2 = %A0) {
+    for %i3 = 0 to %n iter(%h4 = %h1, %h5 = %A1) {
+      if uniform %i3 < 2 {
+        op "ds_write" write %h5
+        op "ds_read" read %h2
+      }
+      yield %h5, %h4
+    }
+    yield %h2, %h1
+  }
+}
+"#;
+    minimal_with_counter_case(src, "read %h2", "read %h1");
+}
+
+/// `gen --ops 100 --seed 594 --target gfx950`, reduced (564 is alike): the 4-trip loop's
+/// `%h17` takes `%A2` and `%h16`'s initial value `%r9` in turn, never `%r8`, the first loop's
+/// other result. The region of `%r9` that `%h17` reaches keeps the first loop's handle
+/// (`Region::outer`): the copy through `%h17` and the write of `%r8` need no barrier between
+/// them (one stays, for the copy's own bytes two trips later); a write of `%r9` needs one.
+#[test]
+fn a_handle_started_from_a_loop_result_is_not_the_other_result() {
+    let src = r#"target gfx950
+kernel @k(%n = 0) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 1024
+  %A2 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %r8, %r9 = for %i5 = 0 to 16 iter(%h6 = %A1, %h7 = %A0) {
+    if uniform %i5 < 2 {
+    } else {
+    }
+    yield %h7, %h6
+  }
+  for %i15 = 0 to 4 iter(%h16 = %r9, %h17 = %A2) {
+    op "gather_to_lds" async write %h17, read %G
+    op "ds_write" write %r8
+    yield %h17, %h16
+  }
+}
+"#;
+    minimal_with_counter_case(src, "write %r8", "write %r9");
+}
