@@ -1032,6 +1032,8 @@ impl Accesses {
                             StmtKind::If(i) if i.uniformity == syncopt_ir::Uniformity::Uniform => {
                                 Some(stmt)
                             }
+                            // A loop that may run no trip: side 0, its initial values.
+                            StmtKind::For(f) if f.trips().min == 0 => Some(stmt),
                             _ => None,
                         };
                     }
@@ -3547,7 +3549,8 @@ struct Resolver<'k> {
     rotations: FxMap<StmtId, Option<Rotation>>,
     /// Handles of loop `.0` bound to their values in iteration `.1`.
     fix: Option<(StmtId, u64)>,
-    /// The results of `if` `.0` taken from branch `.1` alone (0: then, 1: else).
+    /// The results of `if` `.0` taken from branch `.1` alone (0: then, 1: else); of loop
+    /// `.0` with side 0, its initial values (no trip ran).
     fix_if: Option<(StmtId, usize)>,
     /// Set when the fixed loop's handles could not be bound (they do not rotate).
     unbound: bool,
@@ -3803,6 +3806,17 @@ impl<'k> Resolver<'k> {
             }
             ValueKind::Result { stmt, index } => {
                 let mut out = Vec::new();
+                // Side 0 of a loop (`fix_if`, `Accesses::branch_forms`): it ran no trip, its
+                // results are its initial values.
+                if let (Some((x, 0)), StmtKind::For(f)) = (self.fix_if, &k.stmts[stmt].kind) {
+                    if x == stmt && index < f.iter_args.len() {
+                        let mut zero = self.regions(f.iter_args[index].1);
+                        for r in &mut zero {
+                            r.kept |= r.slot.is_some();
+                        }
+                        return self.finish(v, zero, outer_cut);
+                    }
+                }
                 // A known trip count binds the results whatever the initial values: a
                 // permutation of the handles is enough (no need for them to be apart).
                 let rot = match &k.stmts[stmt].kind {

@@ -146,7 +146,9 @@ struct Key {
     /// and the branch it took (`if` statement index * 2 + 0 for then, 1 for else); `NO_BR`
     /// when none. Accesses after it through the `if`'s results see that branch's yields
     /// (`Accesses::branch_forms`): a path that crossed the `if` after the access is on its
-    /// latest run (seeds 91, 195).
+    /// latest run (seeds 91, 195). A loop with results that may run no trip is one too: side
+    /// 0 for the path that skipped it (its results are its initial values; not for async
+    /// producers), side 1 for one that ran through it (seed 898).
     br: u32,
     /// An async producer of `Ctx::async_loose` bound at the exit of this loop (statement
     /// index; `NO_PIN` else) to the one fixed place its last iteration wrote
@@ -1109,6 +1111,12 @@ impl<'k> Ctx<'k> {
             return false;
         }
         self.acc.conflict_across_waves(a, a_carried, b, self.wave)
+    }
+
+    /// Accesses read through the results of statement `s` (an `if`, or a loop that may run no
+    /// trip) whose forms differ by the side taken (`Key::br`).
+    fn br_if_at(&self, s: StmtId) -> bool {
+        self.br_if.get(s.index()).copied().unwrap_or(false)
     }
 
     /// A loose async producer (`async_loose`, `Key::pin`): compared with the unbound forms.
@@ -2344,6 +2352,28 @@ impl<'c, 'k> Sim<'c, 'k> {
                 e.leave_loop(acc, &self.c.async_loose, None);
             } else if self.c.plain_res_loop(f) {
                 e.set_res(OLD_RES);
+            }
+            // Accesses after the loop through its results meet what skipped it with the
+            // results as the initial values (`Key::br`, side 0), and what ran through it
+            // with their forms of any trip (side 1; a tag of an earlier run is stale).
+            let c = self.c;
+            if let Some(lp) = c.k.blocks[f.body].parent.filter(|&s| c.br_if_at(s)) {
+                let br = lp.index() as u32 * 2;
+                let skips = |k: &Key| !k.asy && (k.br == NO_BR || k.br >> 1 == br >> 1);
+                e.rekey(
+                    |k| !skips(k) || k.br == br,
+                    |k| if skips(&k) { Key { br, ..k } } else { k },
+                );
+                exit.rekey(
+                    |k| k.br != br,
+                    |k| {
+                        if k.br == br {
+                            Key { br: br + 1, ..k }
+                        } else {
+                            k
+                        }
+                    },
+                );
             }
             exit.join(&e);
         }

@@ -2884,3 +2884,36 @@ kernel @k(%n = 0) waves 4 {
 "#;
     minimal_with_counter_case(src, "write %r8", "write %r9");
 }
+
+/// `gen --ops 100 --seed 898 --target sm_90`, reduced: the write of `%A0` before the loop
+/// reaches the read of `%r14` after it with no barrier only where the loop ran no trip, and
+/// then `%r14` is its initial value `%A1`; every trip crosses the inner loops' barrier. The
+/// state that skips the loop is tagged (`Key::br`, side 0 of the loop) and meets `%r14` in
+/// that form (`Accesses::branch_forms`): no barrier after the loop. `%r15` starts as a view
+/// of `%A0`, and a read of it needs one.
+#[test]
+fn what_skips_a_loop_meets_its_results_as_the_initial_values() {
+    let src = r#"target gfx950
+kernel @k(%n = 1) waves 4 {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 1024
+  op "lds_copy" write %A0, read %A1
+  %v10 = view %A0[0:2048]
+  %r14, %r15 = for %i11 = 0 to %n iter(%h12 = %A1, %h13 = %v10) {
+    for %i16 = 0 to 16 {
+      for %i17 = 0 to 2 {
+        %x18 = if uniform %n > 4 {
+          yield %A0
+        } else {
+          op "ds_write" write %h12
+          yield %A1
+        }
+      }
+    }
+    yield %h13, %h12
+  }
+  op "ds_read" read %r14
+}
+"#;
+    minimal_with_counter_case(src, "read %r14", "read %r15");
+}
