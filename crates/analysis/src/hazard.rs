@@ -88,10 +88,10 @@ pub struct Region {
     /// `(loop, handle index, index of the handle it takes next iteration from)`.
     pub handle: Option<(StmtId, usize, usize)>,
     /// The handle this region was reached through in a loop around `handle`'s (an inner
-    /// loop's handle that starts from an outer loop's): `(outer loop, handle index, its
-    /// induction variable)`. In one iteration of the outer loop (no distance, see
-    /// `desc_conflict`) the rule of `handle` holds for it too; the variable is among the
-    /// descriptor's `ivs` as long as the tag is kept (`remove_iv` drops both).
+    /// loop's handle, or a result of a loop that runs once, that starts from an outer loop's
+    /// handle or another such result): `(outer loop, handle index, its induction variable)`.
+    /// In one iteration of the outer loop the rule of `handle` holds for it too
+    /// (`outer_apart`); a form fixed to one value of that variable drops it (`remove_iv`).
     pub outer: Option<(StmtId, usize, ValueId)>,
     /// For a buffer that `aliases` another (no known offset in its class): the buffer and the
     /// bytes of it the access may touch (views and byte ranges only). Two accesses to
@@ -816,8 +816,6 @@ impl Accesses {
         id
     }
 
-    /// A new descriptor `nd` standing for `old` (one per pair: never shared with an access
-    /// that is not rebound), recorded in `orig` as (new, old).
     /// A form of a rebound descriptor (no access has it, nothing maps it back).
     fn intern_form(&mut self, map: &mut FxMap<Desc, u32>, nd: Desc) -> u32 {
         if let Some(&id) = map.get(&nd) {
@@ -830,6 +828,8 @@ impl Accesses {
         id
     }
 
+    /// A new descriptor `nd` standing for `old` (one per pair: never shared with an access
+    /// that is not rebound), recorded in `orig` as (new, old).
     fn intern_rebound(
         &mut self,
         map: &mut FxMap<(Desc, u32), u32>,
@@ -2568,8 +2568,6 @@ fn words_same_wave(
     true
 }
 
-/// The ops under `b` that `Accesses::bind_parity` rebinds: (op, loop, iteration residue).
-/// `known`: the decided conditions of the enclosing `if`s and the branch taken.
 /// (op, loop, iteration) of `parity_fixes` as (op, loop, residue, the handles' period).
 fn residues_of(k: &Kernel, fixes: Vec<(StmtId, StmtId, u64)>) -> Vec<(StmtId, StmtId, u64, u64)> {
     let mut out = Vec::new();
@@ -2585,6 +2583,8 @@ fn residues_of(k: &Kernel, fixes: Vec<(StmtId, StmtId, u64)>) -> Vec<(StmtId, St
     out
 }
 
+/// The ops under `b` that `Accesses::bind_parity` rebinds: (op, loop, iteration residue).
+/// `known`: the decided conditions of the enclosing `if`s and the branch taken.
 fn parity_fixes<'k>(
     k: &'k Kernel,
     b: syncopt_ir::BlockId,
