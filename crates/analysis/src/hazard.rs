@@ -1644,6 +1644,16 @@ impl Accesses {
                     }
                 }
                 if fixed.len() != period as usize {
+                    // Bound in the first iteration only (a later one's handles could not be
+                    // bound): that form still refines `bind_handles`' first-iteration one,
+                    // which leaves the variable free (executable seed 50).
+                    if let (true, Some(Some(f0))) = (through, fixed.into_iter().next()) {
+                        let f0 = add(&mut self.descs, &mut self.binds, f0);
+                        self.iv_forms.resize(self.descs.len(), Vec::new());
+                        if let Some(b) = self.binds[d].iter_mut().find(|b| b.lp == lp) {
+                            b.first = f0;
+                        }
+                    }
                     continue;
                 }
                 let one: Vec<u32> = fixed

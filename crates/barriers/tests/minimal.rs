@@ -2917,3 +2917,32 @@ kernel @k(%n = 1) waves 4 {
 "#;
     minimal_with_counter_case(src, "read %r14", "read %r15");
 }
+
+/// `gen --ops 100 --seed 50 --target gfx950 --executable`, reduced: the inner loop's handle
+/// `%nxt12` is `%A` in its first trip, and its next value is a slot of `%D` chosen by the
+/// outer loop, which keeps its forms per trip from being made. The first trip's form is made
+/// all the same (`%A[tid]`, the variable fixed), and the last trip's read of `%A[511 - tid]`
+/// (words 256-511) meets the next outer iteration's first write (words 0-255) in it: no
+/// barrier before the inner loop. A read of `%A[255 - tid]` needs one. gfx950 only: with
+/// 128 threads (gfx1250, sm_90) the words never meet, and gfx1250 keeps a split barrier in
+/// the inner loop that the verifier can do without (left as it was).
+#[test]
+fn a_first_trip_form_is_made_when_a_later_trips_is_not() {
+    let src = r#"target gfx950
+kernel @k(%n = 4) waves 4 {
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  for %i11 = 0 to %n max 4 {
+    %r11 = view %D slot (%i11 + 1) mod 2
+    for %i12 = 0 to 3 iter(%cur12 = %r11, %nxt12 = %A) {
+      op "ds_write" write %nxt12[tid + 64 * %i12]
+      op "ds_read" read %nxt12[511 - tid]
+      yield %nxt12, %cur12
+    }
+  }
+}
+"#;
+    assert_minimal(src, Target::Gfx950, 0);
+    let other = src.replace("read %nxt12[511 - tid]", "read %nxt12[255 - tid]");
+    assert_minimal(&other, Target::Gfx950, 1);
+}
