@@ -691,16 +691,16 @@ fn cross_thread(
             Some((f, r)) => (Some(f), Some(r)),
             None => (None, None),
         };
-        let same_iteration = |d: u32| {
-            let Some((op_res, forms)) = res else {
-                return d;
-            };
-            match op_res.get(&consumer) {
-                Some(&(lp, r, _)) if inside(copy, lp) => forms
-                    .binary_search_by_key(&(d, lp.index() as u32, r), |x| x.0)
-                    .map_or(d, |i| forms[i].1),
-                _ => d,
-            }
+        // `d` with loop `m`'s handles bound to residue `r`'s values, where it has that form.
+        let in_residue = |d: u32, (m, r): (StmtId, u32)| match res {
+            Some((_, forms)) => forms
+                .binary_search_by_key(&(d, m.index() as u32, r), |x| x.0)
+                .map_or(d, |i| forms[i].1),
+            None => d,
+        };
+        let same_iteration = |d: u32| match res.and_then(|(op_res, _)| op_res.get(&consumer)) {
+            Some(&(lp, r, _)) if inside(copy, lp) => in_residue(d, (lp, r)),
+            _ => d,
         };
         let ids = |s: StmtId| acc.by_stmt.get(s.index()).unwrap_or(&[]);
         let mut entered: Vec<StmtId> = Vec::new();
@@ -773,12 +773,6 @@ fn cross_thread(
                     _ => None,
                 },
                 _ => None,
-            };
-            let in_residue = |b: u32, (m, r): (StmtId, u32)| match res {
-                Some((_, forms)) => forms
-                    .binary_search_by_key(&(b, m.index() as u32, r), |x| x.0)
-                    .map_or(b, |i| forms[i].1),
-                None => b,
             };
             let dists = reach
                 .same

@@ -1153,9 +1153,13 @@ impl<'k> Ctx<'k> {
         if r >= OLD_RES {
             return None;
         }
-        let lp = self.inner_loop[b.index()];
+        self.res_form(k.desc, self.inner_loop[b.index()], r)
+    }
+
+    /// Descriptor `d` with loop `lp`'s handles bound to residue `r`'s values (`res_forms`).
+    fn res_form(&self, d: u32, lp: u32, r: u8) -> Option<u32> {
         self.res_forms
-            .binary_search_by_key(&(k.desc, lp, r as u32), |x| x.0)
+            .binary_search_by_key(&(d, lp, r as u32), |x| x.0)
             .ok()
             .map(|i| self.res_forms[i].1)
     }
@@ -1201,18 +1205,13 @@ impl<'k> Ctx<'k> {
                     .last_bound(d, StmtId::new(lp as usize))
                     .unwrap_or(d),
             }
-        } else if let Some(i) = (k.res < OLD_RES)
-            .then(|| {
-                // The residue the key's path puts the current iteration of the innermost loop
-                // with handles in (the loop `Key::res` follows).
-                let lp = self.inner_loop[b.index()];
-                self.res_forms
-                    .binary_search_by_key(&(d, lp, k.res as u32), |x| x.0)
-                    .ok()
-            })
+        } else if let Some(f) = (k.res < OLD_RES)
+            // The residue the key's path puts the current iteration of the innermost loop
+            // with handles in (the loop `Key::res` follows).
+            .then(|| self.res_form(d, self.inner_loop[b.index()], k.res))
             .flatten()
         {
-            self.res_forms[i].1
+            f
         } else if k.br != NO_BR {
             // The branch the path took at the last `if` with results (`Key::br`): both
             // forms bound the access, so a conflict needs both. Async copies too: async-waits
@@ -2450,11 +2449,8 @@ impl<'c, 'k> Sim<'c, 'k> {
                 continue;
             }
             if fits(&k) {
-                if let Ok(i) = c
-                    .res_forms
-                    .binary_search_by_key(&(k.desc, lp, r as u32), |x| x.0)
-                {
-                    k.desc = c.res_forms[i].1;
+                if let Some(f) = c.res_form(k.desc, lp, r) {
+                    k.desc = f;
                 }
                 k.res = r;
             }
