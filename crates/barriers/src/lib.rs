@@ -156,7 +156,17 @@ struct Key {
     /// async-waits compares it; in that loop's next run, while `first`, with their forms in
     /// its first iteration.
     pin: u32,
+    /// The loop with handles around the innermost one (`Ctx::inner_loop` of its block) that
+    /// the access was pending since before the entry of, still in its first iteration, when
+    /// the path entered that innermost loop (`first` is about the innermost loop); `NO_UP`
+    /// else. Accesses meet its first-iteration forms too (`Accesses::first_bound`), and
+    /// leaving the inner loop makes the key `first` again (executable seed 100). Not for
+    /// async producers.
+    up: u32,
 }
+
+/// `Key::up`: none.
+const NO_UP: u32 = u32::MAX;
 
 /// `Key::pin`: not pinned.
 const NO_PIN: u32 = u32::MAX;
@@ -332,6 +342,7 @@ impl State {
                 | ((k.asy as u64) << 31)
                 | ((k.res as u64) << 32)
                     ^ ((k.br as u64).rotate_left(48))
+                    ^ (k.up as u64).rotate_left(9)
                     ^ ((k.pin as u64) << 32).rotate_left(17);
             if with_access {
                 x ^= (a as u64)
@@ -457,8 +468,9 @@ impl State {
         self.rekey(|k| k.br == br, |k| Key { br, ..k });
     }
 
-    /// Marks every pending access as older than the entry of the loop about to run.
-    fn enter_loop(&self) -> State {
+    /// Marks every pending access as older than the entry of the loop about to run; `outer`:
+    /// the innermost loop with handles around it (`Key::up`).
+    fn enter_loop(&self, outer: u32) -> State {
         let mut out = State {
             m: VecMap {
                 v: buffer(self.m.len() + 8),
@@ -470,6 +482,11 @@ impl State {
                     first: true,
                     back: false,
                     res: NO_RES,
+                    up: if k.first && !k.asy && outer != u32::MAX {
+                        outer
+                    } else {
+                        NO_UP
+                    },
                     ..*k
                 },
                 s,
@@ -510,7 +527,9 @@ impl State {
         }
         let old = self.m.take();
         for &(mut k, (s, a)) in &old {
-            k.first = false;
+            // Back in the loop around, still in its first iteration (`Key::up`).
+            k.first = k.up != NO_UP;
+            k.up = NO_UP;
             k.back = false;
             // Out of an inner loop, nothing tells which iteration of the loop around it an
             // access came from.
@@ -580,6 +599,9 @@ struct Ctx<'k> {
     /// Per block: the innermost loop around it whose handles have bound forms (`u32::MAX`:
     /// none). Only such loops mark the accesses pending at their entry.
     inner_loop: Vec<u32>,
+    /// Per loop with bound handles (`inner_loop`'s loops): the innermost such loop around it
+    /// (`u32::MAX`: none, and for every other statement).
+    up_loop: Vec<u32>,
     /// The access tables as collected, for the pass that runs next (`run_keeping`).
     kept: Option<Accesses>,
     /// Per statement: a loop whose handles have bound forms (`Accesses::binds`).
@@ -847,6 +869,7 @@ impl<'k> Ctx<'k> {
             dmask,
             flat,
             inner_loop: Vec::new(),
+            up_loop: Vec::new(),
             kept,
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
@@ -941,6 +964,7 @@ impl<'k> Ctx<'k> {
             loop_binds[b.lp.index()] = true;
         }
         c.inner_loop = inner_loops(k, &loop_binds);
+        c.up_loop = up_loops(k, &loop_binds);
         let mut block_of = Vec::new();
         if k.stmts.iter().any(|(_, d)| {
             matches!(&d.kind, StmtKind::If(i) if i.uniformity == Uniformity::Uniform
@@ -1222,6 +1246,11 @@ impl<'k> Ctx<'k> {
             d
         } else {
             d
+        };
+        // Pending since before the loop around too, which is in its first iteration.
+        let d = match k.up {
+            NO_UP => d,
+            up => self.acc.first_bound(d, StmtId::new(up as usize)),
         };
         self.conflict(k.desc, k.carried, d)
     }
@@ -1963,6 +1992,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     asy: c.asy[a as usize],
                     br: NO_BR,
                     pin: NO_PIN,
+                    up: NO_UP,
                 },
                 stamp,
                 a,
@@ -2171,7 +2201,9 @@ impl<'c, 'k> Sim<'c, 'k> {
 
     fn run_loop(&mut self, f: &ForData, entry: State) -> State {
         let entry = if self.c.binds_loop(f) {
-            entry.enter_loop()
+            let s = self.c.k.blocks[f.body].parent;
+            let outer = s.map_or(u32::MAX, |s| self.c.up_loop[s.index()]);
+            entry.enter_loop(outer)
         } else if self.c.plain_res_loop(f) {
             // The state at the entry flows into the first iteration: residue 0 (async copies
             // keep none, as in `plain_residue_ops`).
@@ -2820,6 +2852,28 @@ fn branch_residues(
 }
 
 /// The innermost loop around each block among those marked in `binds` (`u32::MAX`: none).
+/// `Ctx::up_loop`.
+fn up_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
+    let mut out = vec![u32::MAX; k.stmts.len()];
+    let mut stack = vec![(k.body, u32::MAX)];
+    while let Some((b, lp)) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            match &k.stmts[s].kind {
+                StmtKind::For(f) if binds[s.index()] => {
+                    out[s.index()] = lp;
+                    stack.push((f.body, s.index() as u32));
+                }
+                kind => {
+                    for c in kind.child_blocks() {
+                        stack.push((c, lp));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 fn inner_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
     let mut out = vec![u32::MAX; k.blocks.len()];
     let mut stack = vec![(k.body, u32::MAX)];

@@ -2946,3 +2946,35 @@ kernel @k(%n = 4) waves 4 {
     let other = src.replace("read %nxt12[511 - tid]", "read %nxt12[255 - tid]");
     assert_minimal(&other, Target::Gfx950, 1);
 }
+
+/// `gen --ops 100 --seed 100 --target gfx950 --executable`, reduced: the write of `%A` before
+/// the loop meets `%cur9` in the outer loop's first trip only, where it is `%C`; the inner loop
+/// binds only its induction variable (`%B[.. + 64 * %i10 ..]`), and entering it made the key
+/// `first` about the inner loop alone. `Key::up` keeps the outer loop's first trip, so the
+/// read of `%cur9` inside the inner loop needs no barrier before the loop. With `%cur9`
+/// starting as `%A` it does.
+#[test]
+fn a_key_pending_before_two_loops_meets_the_outer_ones_first_trip() {
+    let src = r#"target gfx950
+kernel @k(%n = 2) waves 8 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  %C = buffer workgroup 4096
+  op "ds_write" write %A
+  for %i9 = 0 to 4 iter(%cur9 = %C, %nxt9 = %A) {
+    op "ds_read" read %C[tid + 128]
+    for %i10 = 0 to 2 {
+      op "ds_read" read %cur9[tid + 320]
+      op "ds_write" write %cur9[tid]
+      op "ds_write" write %B[tid + 64 * %i10 + 448]
+    }
+    yield %nxt9, %cur9
+  }
+}
+"#;
+    minimal_with_counter_case(
+        src,
+        "iter(%cur9 = %C, %nxt9 = %A)",
+        "iter(%cur9 = %A, %nxt9 = %C)",
+    );
+}
