@@ -521,13 +521,14 @@ impl State {
         if !self
             .m
             .keys()
-            .any(|k| k.first || k.back || k.res != OLD_RES || bind(k).is_some())
+            .any(|k| k.first || k.back || k.up != NO_UP || k.res != OLD_RES || bind(k).is_some())
         {
             return;
         }
         let old = self.m.take();
         for &(mut k, (s, a)) in &old {
-            // Back in the loop around, still in its first iteration (`Key::up`).
+            // Back in the loop around, still in its first iteration (`Key::up`; a key that
+            // crossed this loop's back edge is not `first` but keeps `up`).
             k.first = k.up != NO_UP;
             k.up = NO_UP;
             k.back = false;

@@ -2977,4 +2977,22 @@ kernel @k(%n = 2) waves 8 {
         "iter(%cur9 = %C, %nxt9 = %A)",
         "iter(%cur9 = %A, %nxt9 = %C)",
     );
+    // The outer loop's first trip ends at its back edge: in the second, `%cur9` is `%A`.
+    // (`Key::up` leaves with the inner loop, also for a key that crossed its back edge.)
+    let later = r#"target gfx950
+kernel @k(%n = 2) waves 8 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  %C = buffer workgroup 4096
+  op "ds_write" write %A
+  for %i9 = 0 to 4 iter(%cur9 = %C, %nxt9 = %A) {
+    for %i10 = 0 to 2 {
+      op "ds_write" write %B[tid + 64 * %i10]
+    }
+    op "ds_read" read %cur9[tid + 1]
+    yield %nxt9, %cur9
+  }
+}
+"#;
+    assert_minimal(later, Target::Gfx950, 1);
 }
