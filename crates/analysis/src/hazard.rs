@@ -3762,12 +3762,13 @@ impl<'k> Resolver<'k> {
                             }
                         }
                         // Initial values that may overlap: the handle takes them in turn,
-                        // with no slot refinement and no handle rule, but it is bound in
-                        // each iteration like a rotating one (`OVERLAP`).
+                        // with no handle rule, but it is bound in each iteration like a
+                        // rotating one (`OVERLAP`). A slot of an initial value is chosen by
+                        // loops around this one, as below: kept (executable seed 60).
                         Some(rot) if rot.overlap => {
                             for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
-                                    drop_slot(&mut r);
+                                    r.kept |= r.slot.is_some();
                                     keep_outer(k, &mut r);
                                     r.handle = Some((stmt, OVERLAP, OVERLAP));
                                     out.push(r);

@@ -2996,3 +2996,31 @@ kernel @k(%n = 2) waves 8 {
 "#;
     assert_minimal(later, Target::Gfx950, 1);
 }
+
+/// `gen --ops 100 --seed 60 --target gfx950 --executable`, reduced: `%cur13` starts as a slot
+/// of `%D` the outer loop picks, which may be `%d13`, `%nxt13`'s initial value: the inner
+/// loop's handles may overlap (`OVERLAP`). Each candidate keeps its slot all the same (the
+/// outer loop picks it before the inner loop runs), so every trip's write of word
+/// `tid + 256` is one thread's, whichever slot: no barrier. Words that move with the trip
+/// (`tid + 64 * %i13`) are other threads' in the next trip, and need one.
+#[test]
+fn overlapping_initial_values_keep_their_slots() {
+    let src = r#"target gfx950
+kernel @k(%n = 1) waves 4 {
+  %D = buffer workgroup 4096
+  for %i12 = 0 to 4 {
+    %r12 = view %D slot (%i12 + 1) mod 2
+    %d13 = view %D[0:2048]
+    for %i13 = 0 to %n max 4 iter(%cur13 = %r12, %nxt13 = %d13) {
+      op "ds_write" write %nxt13[tid + 256]
+      yield %nxt13, %cur13
+    }
+  }
+}
+"#;
+    minimal_with_counter_case(
+        src,
+        "write %nxt13[tid + 256]",
+        "write %nxt13[tid + 64 * %i13]",
+    );
+}
