@@ -964,8 +964,7 @@ impl<'k> Ctx<'k> {
         for b in c.acc.binds.iter().flatten() {
             loop_binds[b.lp.index()] = true;
         }
-        c.inner_loop = inner_loops(k, &loop_binds);
-        c.up_loop = up_loops(k, &loop_binds);
+        c.inner_loop = inner_loops_and_ups(k, &loop_binds, Some(&mut c.up_loop));
         let mut block_of = Vec::new();
         if k.stmts.iter().any(|(_, d)| {
             matches!(&d.kind, StmtKind::If(i) if i.uniformity == Uniformity::Uniform
@@ -2853,36 +2852,28 @@ fn branch_residues(
 }
 
 /// The innermost loop around each block among those marked in `binds` (`u32::MAX`: none).
-/// `Ctx::up_loop`.
-fn up_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
-    let mut out = vec![u32::MAX; k.stmts.len()];
-    let mut stack = vec![(k.body, u32::MAX)];
-    while let Some((b, lp)) = stack.pop() {
-        for &s in &k.blocks[b].stmts {
-            match &k.stmts[s].kind {
-                StmtKind::For(f) if binds[s.index()] => {
-                    out[s.index()] = lp;
-                    stack.push((f.body, s.index() as u32));
-                }
-                kind => {
-                    for c in kind.child_blocks() {
-                        stack.push((c, lp));
-                    }
-                }
-            }
-        }
-    }
-    out
+fn inner_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
+    inner_loops_and_ups(k, binds, None)
 }
 
-fn inner_loops(k: &Kernel, binds: &[bool]) -> Vec<u32> {
+/// `inner_loops`, and per loop of `binds` the innermost such loop around it in `ups`
+/// (`Ctx::up_loop`, per statement).
+fn inner_loops_and_ups(k: &Kernel, binds: &[bool], mut ups: Option<&mut Vec<u32>>) -> Vec<u32> {
     let mut out = vec![u32::MAX; k.blocks.len()];
+    if let Some(u) = ups.as_deref_mut() {
+        *u = vec![u32::MAX; k.stmts.len()];
+    }
     let mut stack = vec![(k.body, u32::MAX)];
     while let Some((b, lp)) = stack.pop() {
         out[b.index()] = lp;
         for &s in &k.blocks[b].stmts {
             match &k.stmts[s].kind {
-                StmtKind::For(f) if binds[s.index()] => stack.push((f.body, s.index() as u32)),
+                StmtKind::For(f) if binds[s.index()] => {
+                    if let Some(u) = ups.as_deref_mut() {
+                        u[s.index()] = lp;
+                    }
+                    stack.push((f.body, s.index() as u32))
+                }
                 kind => {
                     for c in kind.child_blocks() {
                         stack.push((c, lp));
