@@ -894,6 +894,64 @@ impl Accesses {
         self.forms_in_residues(k, loops, true)
     }
 
+    /// For loops without handles `loops` (loop, period of the iteration number, constant
+    /// lower bound): each descriptor whose slot indices alone name the loop's variable, in
+    /// each residue of the iteration number modulo the period where every such iteration
+    /// picks the same slots, with the variable fixed to one of them (as `bind_residue_slots`
+    /// fixes it inside a branch). Keyed and sorted as `residue_forms`. Used by the barrier
+    /// pass for what an iteration whose residue the path tells makes and meets (the verifier
+    /// tracks the variable's residue).
+    pub fn plain_residue_forms(
+        &mut self,
+        k: &Kernel,
+        loops: &[(StmtId, u64)],
+    ) -> Vec<((u32, u32, u32), u32)> {
+        let mut out: Vec<((u32, u32, u32), u32)> = Vec::new();
+        let mut by_iv: BTreeMap<ValueId, (StmtId, u64, i64, i64)> = BTreeMap::new();
+        for &(lp, q) in loops {
+            let StmtKind::For(f) = &k.stmts[lp].kind else {
+                continue;
+            };
+            if let (syncopt_ir::Bound::Const(lo), 2..=64) = (f.lo, q) {
+                by_iv.insert(f.iv, (lp, q, lo, f.step));
+            }
+        }
+        if by_iv.is_empty() {
+            return out;
+        }
+        if self.binds.len() < self.descs.len() {
+            self.binds.resize(self.descs.len(), Vec::new());
+        }
+        let mut intern: FxMap<Desc, u32> = FxMap::default();
+        for d in 0..self.descs.len() {
+            if self.descs[d].ivs.is_empty() {
+                continue;
+            }
+            for i in 0..self.descs[d].ivs.len() {
+                let iv = self.descs[d].ivs[i];
+                let Some(&(lp, q, lo, step)) = by_iv.get(&iv) else {
+                    continue;
+                };
+                for r in 0..q {
+                    let r64 = r as i64;
+                    let q64 = q as i64;
+                    let Some(nd) = slot_form_where(&self.descs[d], iv, (q, lo, step), |t, _| {
+                        t.rem_euclid(q64) == r64
+                    }) else {
+                        break;
+                    };
+                    let id = self.intern_form(&mut intern, nd);
+                    out.push(((d as u32, lp.index() as u32, r as u32), id));
+                }
+            }
+        }
+        if self.iv_forms.len() < self.descs.len() {
+            self.iv_forms.resize(self.descs.len(), Vec::new());
+        }
+        out.sort_unstable();
+        out
+    }
+
     /// `residue_forms` (`nested`: `nested_residue_forms`).
     fn forms_in_residues(
         &mut self,
@@ -2645,7 +2703,8 @@ fn parity_fixes<'k>(
 /// exact loop (`exact_ivs`): (op, [(induction variable, iterations it can run in as a bit
 /// mask)]), by op, for `Accesses::bind_parity`. Only conditions on one induction variable
 /// count (the verifier, which runs such a loop iteration by iteration, evaluates them
-/// exactly). Only the subtrees of such `if`s are walked.
+/// exactly). Async copies too: they write in the iterations that issue them (executable seed
+/// 115). Only the subtrees of such `if`s are walked.
 fn cond_fixes(
     k: &Kernel,
     exact: &BTreeMap<ValueId, (StmtId, i64, i64, u64)>,
@@ -2687,7 +2746,7 @@ fn cond_fixes(
             while let Some(b) = stack.pop() {
                 for &s in &k.blocks[b].stmts {
                     match &k.stmts[s].kind {
-                        StmtKind::Op(op) if op.asynchronous.is_none() => {
+                        StmtKind::Op(_) => {
                             let v = masks.entry(s).or_default();
                             match v.iter_mut().find(|e| e.0 == *iv) {
                                 Some(e) => e.1 &= m,
@@ -2795,6 +2854,20 @@ fn residue_slot_form(
     lo: i64,
     step: i64,
 ) -> Option<Desc> {
+    let m = u64::try_from(c.modulo?)
+        .ok()
+        .filter(|&m| m > 0 && m <= 64)?;
+    slot_form_where(d, iv, (m, lo, step), |_, x| c.eval(|_| x) == v)
+}
+
+/// `residue_slot_form` for the iterations `runs` picks, by iteration number `t` (from 0)
+/// and the variable's value `x` there; `runs` repeats with period `m` in `t`.
+fn slot_form_where(
+    d: &Desc,
+    iv: ValueId,
+    (m, lo, step): (u64, i64, i64),
+    runs: impl Fn(i64, i64) -> bool,
+) -> Option<Desc> {
     let var = Var::Value(iv);
     if d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
         || d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
@@ -2819,16 +2892,13 @@ fn residue_slot_form(
     {
         return None;
     }
-    let m = u64::try_from(c.modulo?)
-        .ok()
-        .filter(|&m| m > 0 && m <= 64)?;
     let period = slots.iter().try_fold(m, |p, s| {
         Some(lcm(p, s.count as u64)).filter(|&p| p <= 4096)
     })?;
     let mut rep: Option<(i64, Vec<i64>)> = None;
     for t in 0..period as i64 {
         let x = lo.checked_add(step.checked_mul(t)?)?;
-        if c.eval(|_| x) != v {
+        if !runs(t, x) {
             continue;
         }
         let picked: Vec<i64> = slots

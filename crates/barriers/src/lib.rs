@@ -653,12 +653,18 @@ struct Ctx<'k> {
     /// iteration's residue modulo the lcm of their constants, as the verifier tracks the
     /// variable's, or `FIRST_LATER`): the path's keys take the residue of the branch they
     /// enter, a key whose path put the iteration in another residue does not enter it, the
-    /// state at the entry is in residue 0. No form changes (there are no handles to bind);
-    /// leaving the loop forgets the residues (`OLD_RES`).
+    /// state at the entry is in residue 0. Slot views on the loop's variable take that
+    /// residue's slots (`res_forms`); leaving the loop forgets the residues (`OLD_RES`).
     plain_res: Vec<bool>,
     /// (descriptor, loop index, residue) -> the descriptor with that loop's handles bound to
-    /// that residue's values (`Accesses::residue_forms`), sorted.
+    /// that residue's values (`Accesses::residue_forms`), or, for a loop of `plain_res`, its
+    /// slot indices on the loop's variable fixed to that residue's slots
+    /// (`Accesses::plain_residue_forms`), sorted.
     res_forms: Vec<((u32, u32, u32), u32)>,
+    /// Per block, when some loop without bound handles is followed (`plain_res`): the
+    /// innermost loop around it that `Key::res` follows (`u32::MAX`: none); empty else (then
+    /// `inner_loop` is that loop).
+    res_loop: Vec<u32>,
     /// Uniform `if`s on the variable of a loop `Key::res` could follow (`res_loops`) that is
     /// not the innermost loop with handles around them but encloses it: (if, loop, residue
     /// of the then branch, of the else branch), sorted (`Sim::enter_outer_branch`).
@@ -882,6 +888,7 @@ impl<'k> Ctx<'k> {
             res_loops,
             plain_res: Vec::new(),
             res_forms,
+            res_loop: Vec::new(),
             br_forms,
             first_br_forms,
             br_if,
@@ -994,6 +1001,18 @@ impl<'k> Ctx<'k> {
                 c.res_loops.sort_unstable();
                 c.plain_res = plain_res;
                 res_loop = inner_loops(k, &follows);
+                // Slot views on such a loop's variable in each residue of its iterations.
+                let loops: Vec<(StmtId, u64)> = plain
+                    .iter()
+                    .filter(|&&(_, q)| q != FIRST_LATER)
+                    .map(|&(lp, q)| (lp, u64::from(q)))
+                    .collect();
+                let forms = c.acc.plain_residue_forms(k, &loops);
+                if !forms.is_empty() {
+                    c.res_forms.extend(forms);
+                    c.res_forms.sort_unstable();
+                }
+                c.res_loop = res_loop.clone();
             }
             // Only where the loop is the innermost one `Key::res` follows around the op.
             let mut op_res = vec![NO_RES; k.stmts.len()];
@@ -1021,12 +1040,12 @@ impl<'k> Ctx<'k> {
                 loops.sort_unstable();
                 loops.dedup();
                 c.outer_forms = c.acc.nested_residue_forms(k, &loops);
-                // The new descriptors' root masks and unbound forms (themselves: they stand
-                // for accesses not rebound otherwise).
-                for d in c.dmask.len()..c.acc.descs.len() {
-                    c.dmask.push(desc_mask(&c.acc.descs[d]));
-                    c.unbound_of.push(d as u32);
-                }
+            }
+            // The new descriptors' root masks and unbound forms (themselves: they stand for
+            // accesses not rebound otherwise).
+            for d in c.dmask.len()..c.acc.descs.len() {
+                c.dmask.push(desc_mask(&c.acc.descs[d]));
+                c.unbound_of.push(d as u32);
             }
         }
         let mut async_desc = vec![false; c.acc.descs.len()];
@@ -1180,6 +1199,14 @@ impl<'k> Ctx<'k> {
         self.res_form(k.desc, self.inner_loop[b.index()], r)
     }
 
+    /// The innermost loop around `b` that `Key::res` follows (`res_loop`).
+    fn res_loop_at(&self, b: BlockId) -> u32 {
+        match self.res_loop.get(b.index()) {
+            Some(&lp) => lp,
+            None => self.inner_loop[b.index()],
+        }
+    }
+
     /// Descriptor `d` with loop `lp`'s handles bound to residue `r`'s values (`res_forms`).
     fn res_form(&self, d: u32, lp: u32, r: u8) -> Option<u32> {
         self.res_forms
@@ -1232,7 +1259,7 @@ impl<'k> Ctx<'k> {
         } else if let Some(f) = (k.res < OLD_RES)
             // The residue the key's path puts the current iteration of the innermost loop
             // with handles in (the loop `Key::res` follows).
-            .then(|| self.res_form(d, self.inner_loop[b.index()], k.res))
+            .then(|| self.res_form(d, self.res_loop_at(b), k.res))
             .flatten()
         {
             f

@@ -3024,3 +3024,163 @@ kernel @k(%n = 1) waves 4 {
         "write %nxt13[tid + 64 * %i13]",
     );
 }
+
+/// A tool for reducing a kernel that keeps a removable barrier: `SYNCOPT_FILE` names a kernel
+/// file; prints `removable N of M` (and, with `SYNCOPT_DUMP=dir`, each kernel without one).
+/// With `SYNCOPT_SEED` instead, the generated kernel of that seed (`SYNCOPT_OPS`,
+/// `SYNCOPT_TARGET`, `SYNCOPT_EXECUTABLE=0`) is written to `SYNCOPT_OUT` first.
+#[test]
+#[ignore]
+fn removable_in_file() {
+    let target = std::env::var("SYNCOPT_TARGET")
+        .ok()
+        .and_then(|n| Target::GPUS.iter().copied().find(|t| t.name() == n));
+    let mut file_target = None;
+    let k = if let Ok(seed) = std::env::var("SYNCOPT_SEED") {
+        let ops = std::env::var("SYNCOPT_OPS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(100);
+        let executable = std::env::var("SYNCOPT_EXECUTABLE").map_or(true, |v| v != "0");
+        let t = target.expect("SYNCOPT_TARGET");
+        let k = fixable_generated(seed.parse().expect("seed"), t, ops, executable)
+            .expect("a kernel for that seed");
+        if let Ok(out) = std::env::var("SYNCOPT_OUT") {
+            std::fs::write(out, syncopt_ir::print_kernel(&k)).expect("write");
+        }
+        k
+    } else {
+        let Ok(path) = std::env::var("SYNCOPT_FILE") else {
+            return;
+        };
+        let text = std::fs::read_to_string(path).expect("read");
+        file_target = text
+            .lines()
+            .find_map(|l| l.strip_prefix("target "))
+            .and_then(|n| Target::from_name(n.trim()));
+        kernel_of(&text)
+    };
+    let t = target
+        .or(file_target)
+        .expect("SYNCOPT_TARGET or a target line");
+    let diags: Vec<_> = syncopt_ir::validate::validate(&k)
+        .into_iter()
+        .chain(syncopt_targets::check::check_kernel(&k, t))
+        .collect();
+    if !diags.is_empty() {
+        eprintln!("invalid: {diags:?}");
+        return;
+    }
+    let opts = InsertOptions::default();
+    let mut ours = k.clone();
+    let rep = syncopt_barriers::run(&mut ours, t, &opts);
+    if rep.has_errors() {
+        eprintln!("errors {:?}", rep.diagnostics);
+        return;
+    }
+    if !syncopt_verify::verify(&finish(&ours, t, &opts), t).is_ok() {
+        eprintln!("rejected");
+        return;
+    }
+    let groups = barrier_groups(&ours);
+    let mut here = 0;
+    for g in &groups {
+        let mut less = ours.clone();
+        for s in g {
+            less.remove_stmt(*s);
+        }
+        let fin = finish(&less, t, &opts);
+        if syncopt_verify::verify(&fin, t).is_ok() {
+            if let Ok(dir) = std::env::var("SYNCOPT_DUMP") {
+                let _ = std::fs::write(
+                    format!("{dir}/without_{here}.sk"),
+                    syncopt_ir::print_kernel(&fin),
+                );
+            }
+            here += 1;
+        }
+    }
+    println!("removable {here} of {}", groups.len());
+}
+
+/// `src` (for gfx950, with AMD async ops) on gfx950, gfx1250 and sm_90 (`cp_async` there):
+/// minimal with `n` barriers; with `from` replaced by `to` (the counter-case), minimal with
+/// `m`.
+fn minimal_counts(src: &str, n: usize, (from, to): (&str, &str), m: usize) {
+    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
+        let mut src = src.replace("target gfx950", &format!("target {}", t.name()));
+        if t == Target::Sm90 {
+            src = src.replace("\"gather_to_lds\"", "\"cp_async\"");
+        }
+        let k = kernel_of(&src);
+        let (got, redundant) = insert_and_remove(&k, t, &InsertOptions::default());
+        assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
+        assert_eq!(got, n, "{t:?}: barriers in\n{src}");
+        let other = src.replace(from, to);
+        assert_ne!(other, src);
+        let (got, redundant) = insert_and_remove(&kernel_of(&other), t, &InsertOptions::default());
+        assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
+        assert_eq!(got, m, "{t:?}: barriers in\n{other}");
+    }
+}
+
+/// Executable seed 115 (100 ops), reduced: an async copy in the even branch of a two-trip
+/// loop runs in its first iteration only, into slot 1; the second iteration reads slot 0.
+/// Only the read before the copy in the same iteration needs a barrier. Async copies now
+/// take the iterations their conditions leave them (`Desc::only`, the variable fixed where
+/// one is left) like other ops; before, the copy was bound to slot 1 without knowing which
+/// iteration wrote it, and the next iteration's read of the slot view met it. With one
+/// fixed region instead of the slot view the copy meets the next iteration's read too.
+#[test]
+fn an_async_copy_runs_in_the_iterations_its_condition_leaves() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  for %i = 0 to 2 {
+    %r = view %D slot (%i + 1) mod 2
+    op "ds_read" read %r
+    if uniform %i mod 2 == 0 {
+      op "gather_to_lds" async write %r[tid], read %G[tid + %i * 512 + 64]
+    }
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        ("%r = view %D slot (%i + 1) mod 2", "%r = view %D[0:2048]"),
+        2,
+    );
+}
+
+/// Executable seed 336 (100 ops), reduced: in a loop of unknown trip count, the even branch
+/// writes slot `%i mod 2` (slot 0), and the read before it reads slot `(%i + 1) mod 2`, slot 1
+/// in that iteration. The read's pending key enters the branch in the even residue of the
+/// loop, which has no handles (`Ctx::plain_res`), and takes that residue's slot
+/// (`Accesses::plain_residue_forms`): no barrier between them, one at the top of the loop
+/// for the next iteration. When the read is of the whole buffer, both are needed.
+#[test]
+fn a_plain_residue_loop_fixes_slots_in_its_branches() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %D = buffer workgroup 4096
+  for %i = 0 to %n max 4 {
+    %w = view %D slot (%i) mod 2
+    %r = view %D slot (%i + 1) mod 2
+    op "ds_read" read %r
+    if uniform %i mod 2 == 0 {
+      op "ds_write" write %w[tid]
+    }
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        ("op \"ds_read\" read %r\n", "op \"ds_read\" read %D\n"),
+        2,
+    );
+}
