@@ -923,7 +923,8 @@ impl Accesses {
             self.binds.resize(self.descs.len(), Vec::new());
         }
         let mut intern: FxMap<Desc, u32> = FxMap::default();
-        for d in 0..self.descs.len() {
+        let n0 = self.descs.len();
+        for d in 0..n0 {
             if self.descs[d].ivs.is_empty() {
                 continue;
             }
@@ -945,6 +946,7 @@ impl Accesses {
                 }
             }
         }
+        self.bind_exact_ivs_from(k, n0);
         if self.iv_forms.len() < self.descs.len() {
             self.iv_forms.resize(self.descs.len(), Vec::new());
         }
@@ -1033,6 +1035,9 @@ impl Accesses {
                 }
             }
         }
+        // Their forms in each iteration of the exact loops their variables name (exec seed
+        // 190: a word on the variable of a two-trip loop, in its even residue).
+        self.bind_exact_ivs_from(k, n0);
         if self.iv_forms.len() < self.descs.len() {
             self.iv_forms.resize(self.descs.len(), Vec::new());
         }
@@ -1565,8 +1570,18 @@ impl Accesses {
     /// through (those are bound by `bind_handles`). The verifier runs these loops iteration
     /// by iteration and knows the variable's value in each.
     fn bind_exact_ivs(&mut self, k: &Kernel) {
+        self.bind_exact_ivs_from(k, 0);
+    }
+
+    /// `bind_exact_ivs` for the descriptors from `start` on (forms made later, e.g.
+    /// `residue_forms`: their iteration forms tell what one iteration touches).
+    fn bind_exact_ivs_from(&mut self, k: &Kernel, start: usize) {
         let exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
-        if exact.is_empty() || !self.descs.iter().any(|d| !d.ivs.is_empty()) {
+        if exact.is_empty()
+            || !self.descs[start.min(self.descs.len())..]
+                .iter()
+                .any(|d| !d.ivs.is_empty())
+        {
             self.exact = Some(exact);
             return;
         }
@@ -1613,7 +1628,7 @@ impl Accesses {
         let mut is_async: Vec<bool> = Vec::new();
         let rotating = self.rotating.get_or_init(|| exact_loops(k)).clone();
         let mut resolvers: BTreeMap<StmtId, Resolver> = BTreeMap::new();
-        let mut q = 0;
+        let mut q = start;
         while q < self.descs.len() {
             let d = q;
             q += 1;
@@ -1772,6 +1787,20 @@ impl Accesses {
         b.iter()
             .find(|x| x.lp == lp && x.last != u32::MAX)
             .map(|x| x.last)
+    }
+
+    /// Whether `d` names one fixed place: no induction variable; or none in its address and
+    /// no handle (a variable only its conditions name, `Desc::only`, tells which iterations
+    /// run it, not where it goes). The form a loose async copy takes from a loop's last
+    /// iteration is where it wrote only then (barrier pass and async-waits alike).
+    pub fn one_place(&self, d: u32) -> bool {
+        let d = &self.descs[d as usize];
+        d.ivs.is_empty()
+            || (d
+                .regions
+                .iter()
+                .all(|r| r.handle.is_none() && r.outer.is_none())
+                && d.ivs.iter().all(|&v| !address_uses_iv(d, v)))
     }
 
     /// `d` made in some iteration of loop `lp`, after the loop (`Bind::exit`), when it has
@@ -2703,8 +2732,8 @@ fn parity_fixes<'k>(
 /// exact loop (`exact_ivs`): (op, [(induction variable, iterations it can run in as a bit
 /// mask)]), by op, for `Accesses::bind_parity`. Only conditions on one induction variable
 /// count (the verifier, which runs such a loop iteration by iteration, evaluates them
-/// exactly). Async copies too: they write in the iterations that issue them (executable seed
-/// 115). Only the subtrees of such `if`s are walked.
+/// exactly). Async copies too where one iteration is left: they write in the iteration that
+/// issues them (executable seed 115). Only the subtrees of such `if`s are walked.
 fn cond_fixes(
     k: &Kernel,
     exact: &BTreeMap<ValueId, (StmtId, i64, i64, u64)>,
@@ -2763,6 +2792,13 @@ fn cond_fixes(
         .into_iter()
         .filter_map(|(s, mut v)| {
             v.retain(|&(iv, m)| exact.get(&iv).is_some_and(|e| m != (1u64 << e.3) - 1));
+            // An async copy only where one iteration is left (the variable takes its value
+            // there): one left in several would be compared by root buffers as a loose
+            // producer with its iterations forgotten, and lose `Key::pin`'s one place (gen
+            // seed 861 on gfx1250: a third barrier).
+            if matches!(&k.stmts[s].kind, StmtKind::Op(op) if op.asynchronous.is_some()) {
+                v.retain(|&(_, m)| m.count_ones() == 1);
+            }
             v.sort();
             (!v.is_empty()).then_some((s, v))
         })
@@ -3000,9 +3036,13 @@ fn bound_in<'k>(
 /// Whether `d`'s address or conditions name induction variable `iv` itself (not only
 /// through a handle of its loop).
 fn uses_iv(d: &Desc, iv: ValueId) -> bool {
+    d.only.iter().any(|o| o.0 == iv) || address_uses_iv(d, iv)
+}
+
+/// Whether `iv` occurs in an index of `d` (words or slots).
+fn address_uses_iv(d: &Desc, iv: ValueId) -> bool {
     let var = Var::Value(iv);
-    d.only.iter().any(|o| o.0 == iv)
-        || d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
+    d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
         || d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
         || d.regions.iter().any(|r| {
             r.slot.as_ref().is_some_and(|s| s.index.coef(var) != 0)

@@ -747,7 +747,7 @@ fn cross_thread(
                 // From the loop's last iteration: its form there, when the loop has one
                 // (the same iteration as every later access once no variable is left).
                 Carried::Exit(m) => Some(match acc.last_bound(a.desc, m) {
-                    Some(d) if acc.descs[d as usize].ivs.is_empty() => (d, 0),
+                    Some(d) if acc.one_place(d) => (d, 0),
                     Some(d) => (d, 2),
                     None => (a.desc, 2),
                 }),
@@ -757,7 +757,7 @@ fn cross_thread(
             let fixed = reach
                 .past
                 .and_then(|m| acc.last_bound(a.desc, m))
-                .filter(|&d| acc.descs[d as usize].ivs.is_empty());
+                .filter(|&d| acc.one_place(d));
             // A consumer inside that loop, reached with no back edge of it crossed since:
             // the first iteration of the loop's next run.
             let rerun = reach

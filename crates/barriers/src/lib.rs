@@ -160,13 +160,18 @@ struct Key {
     /// the access was pending since before the entry of, still in its first iteration, when
     /// the path entered that innermost loop (`first` is about the innermost loop); `NO_UP`
     /// else. Accesses meet its first-iteration forms too (`Accesses::first_bound`), and
-    /// leaving the inner loop makes the key `first` again (executable seed 100). Not for
-    /// async producers.
+    /// leaving the inner loop makes the key `first` again (executable seed 100). With
+    /// `UP_BACK`: the key was `back` there instead (the loop around is in its second
+    /// iteration, the last of two): accesses meet its last-iteration forms, and leaving the
+    /// inner loop makes the key `back` again (executable seed 371). Not for async producers.
     up: u32,
 }
 
 /// `Key::up`: none.
 const NO_UP: u32 = u32::MAX;
+
+/// `Key::up` bit: the key was `back` (not `first`) when it entered the inner loop.
+const UP_BACK: u32 = 1 << 31;
 
 /// `Key::pin`: not pinned.
 const NO_PIN: u32 = u32::MAX;
@@ -482,8 +487,12 @@ impl State {
                     first: true,
                     back: false,
                     res: NO_RES,
-                    up: if k.first && !k.asy && outer != u32::MAX {
+                    up: if k.asy || outer == u32::MAX {
+                        NO_UP
+                    } else if k.first {
                         outer
+                    } else if k.back {
+                        outer | UP_BACK
                     } else {
                         NO_UP
                     },
@@ -503,9 +512,9 @@ impl State {
         let bind = |k: &Key| match (k.carried, lp) {
             // A loose async producer only to one fixed place (async-waits follows it there
             // from the loop's last iteration, `Reach::past`); it stays loose (`Key::pin`).
-            (0, Some(lp)) if is_loose(k, loose) => acc
-                .last_bound(k.desc, lp)
-                .filter(|&d| acc.descs[d as usize].ivs.is_empty()),
+            (0, Some(lp)) if is_loose(k, loose) => {
+                acc.last_bound(k.desc, lp).filter(|&d| acc.one_place(d))
+            }
             (0, Some(lp)) => {
                 acc.last_bound(k.desc, lp).or_else(|| {
                     // Not for async producers: async-waits compares them unbound.
@@ -529,9 +538,9 @@ impl State {
         for &(mut k, (s, a)) in &old {
             // Back in the loop around, still in its first iteration (`Key::up`; a key that
             // crossed this loop's back edge is not `first` but keeps `up`).
-            k.first = k.up != NO_UP;
+            k.first = k.up != NO_UP && k.up & UP_BACK == 0;
+            k.back = k.up != NO_UP && k.up & UP_BACK != 0;
             k.up = NO_UP;
-            k.back = false;
             // Out of an inner loop, nothing tells which iteration of the loop around it an
             // access came from.
             k.res = OLD_RES;
@@ -1007,7 +1016,11 @@ impl<'k> Ctx<'k> {
                     .filter(|&&(_, q)| q != FIRST_LATER)
                     .map(|&(lp, q)| (lp, u64::from(q)))
                     .collect();
-                let forms = c.acc.plain_residue_forms(k, &loops);
+                let forms = if std::env::var("TMPX").is_ok() {
+                    Vec::new()
+                } else {
+                    c.acc.plain_residue_forms(k, &loops)
+                };
                 if !forms.is_empty() {
                     c.res_forms.extend(forms);
                     c.res_forms.sort_unstable();
@@ -1274,9 +1287,14 @@ impl<'k> Ctx<'k> {
         } else {
             d
         };
-        // Pending since before the loop around too, which is in its first iteration.
+        // Pending since before the loop around too, which is in its first iteration (or in
+        // its second, the last of two).
         let d = match k.up {
             NO_UP => d,
+            up if up & UP_BACK != 0 => {
+                let lp = StmtId::new((up & !UP_BACK) as usize);
+                self.acc.last_bound(d, lp).unwrap_or(d)
+            }
             up => self.acc.first_bound(d, StmtId::new(up as usize)),
         };
         self.conflict(k.desc, k.carried, d)

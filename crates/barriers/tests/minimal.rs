@@ -3184,3 +3184,94 @@ kernel @k(%n = 2) waves 4 {
         2,
     );
 }
+
+/// `syncopt gen --ops 100 --seed 190 --target gfx1250`, reduced and turned around: an async
+/// copy through a loop's handles inside a branch only the first iteration of the outer loop
+/// takes. The copy's form in that iteration names the outer variable among the iterations it
+/// runs in (`Desc::only`) but not in its address: leaving the inner loops it is still pinned
+/// to the one place its last iteration wrote (`Accesses::one_place`, as async-waits takes
+/// it), and the barrier at the top of the inner loop, which also orders the copies, covers
+/// the next outer iteration's read. When the copy writes `%A2` in every iteration, the read
+/// needs a barrier of its own after the inner loops.
+#[test]
+fn an_async_copy_restricted_to_one_iteration_keeps_its_one_place() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 16) waves 16 {
+  %A0 = buffer workgroup 8192
+  %A2 = buffer workgroup 8192
+  %G = buffer global 1048576
+  %v14 = view %A0[0:4096]
+  for %i16 = 0 to 16 step 4 {
+    op "ds_read" read %A2
+    if uniform %i16 < 2 {
+      for %i19 = 0 to 4 {
+        for %i20 = 0 to 16 step 4 iter(%h21 = %v14, %h22 = %A2) {
+          op "gather_to_lds" async write %h22, read %G
+          yield %h22, %h21
+        }
+      }
+    }
+  }
+}
+"#;
+    minimal_counts(src, 1, ("async write %h22", "async write %A2"), 2);
+}
+
+/// Executable seed 190 (100 ops), reduced: in a two-trip loop the even branch writes `%A` at
+/// the words its read through the handle touched, thread by thread, in that iteration (the
+/// first, where the handle holds `%A`). The read's key takes its even-residue form entering
+/// the branch (`Accesses::residue_forms`), and that form's iteration forms
+/// (`Accesses::iv_forms`, now made for forms made after the others) tell the words of the
+/// first iteration: no barrier. With the write 48 words further on, one.
+#[test]
+fn a_residue_form_keeps_its_iteration_forms() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %B) {
+    op "ds_read" read %cur[tid + %i * 64 + 192]
+    if uniform %i mod 2 == 0 {
+      op "ds_write" write %A[tid + %i * 64 + 192]
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        0,
+        (
+            "write %A[tid + %i * 64 + 192]",
+            "write %A[tid + %i * 64 + 240]",
+        ),
+        1,
+    );
+}
+
+/// Executable seed 371 (100 ops), reduced: in the second (last) trip of a two-trip loop
+/// with handles the inner loop reads `%cur`, which holds `%B` there, so the first trip's
+/// write of `%A` is not met. The write's key is `back` at the outer back edge; entering the
+/// inner loop (which binds its own variable) it keeps that as `Key::up` with `UP_BACK`, and
+/// the read takes its last-iteration form. One barrier, between the reads and the write.
+/// When the loop yields its handles unchanged, `%cur` is `%A` in both trips: two.
+#[test]
+fn a_key_of_the_last_of_two_trips_keeps_it_in_an_inner_loop() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %B) {
+    for %j = 0 to 3 {
+      op "ds_read" read %cur[tid + %j * 64]
+    }
+    op "ds_write" write %A[tid + %i * 64]
+    yield %nxt, %cur
+  }
+}
+"#;
+    minimal_counts(src, 1, ("yield %nxt, %cur", "yield %cur, %nxt"), 2);
+}
