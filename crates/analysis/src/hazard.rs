@@ -339,6 +339,10 @@ pub const EMPTY_FORM: u32 = u32::MAX;
 /// a constant lower bound and a known trip count of 1 to this.
 const EXACT_TRIPS: u64 = 8;
 
+/// `Accesses::conflict`'s `a_carried`: some iterations earlier of `dist_iv`'s loop, the same
+/// iteration of the loops around it (a key that crossed that loop's back edge twice).
+pub const CARRIED_IN_LOOP: u8 = 3;
+
 /// Iteration sets (`Desc::only`) are bit masks of at most this many iterations.
 const _: () = assert!(EXACT_TRIPS <= 64);
 
@@ -978,7 +982,7 @@ impl Accesses {
                     around[s.index()] = lp;
                     match &k.stmts[s].kind {
                         StmtKind::For(f) => stack.push((f.body, s.index() as u32)),
-                        kind => stack.extend(kind.child_blocks().into_iter().map(|c| (c, lp))),
+                        kind => stack.extend(kind.child_block_ids().map(|c| (c, lp))),
                     }
                 }
             }
@@ -1379,8 +1383,9 @@ impl Accesses {
     /// Inside a uniform `if` on a loop's induction variable modulo a constant (constant start,
     /// `if uniform (%i + 1) mod 2 == 0`): an access whose slot indices depend on that variable
     /// alone, and name one slot in every iteration the branch runs in, gets that slot (the
-    /// variable fixed to one such iteration's value). Only where the variable occurs in slot
-    /// indices alone, through no handle, and where the verifier tracks its residue: the lcm
+    /// variable fixed to one such iteration's value; where it occurs in word indices too,
+    /// only the slot indices take it). Only through no handle, and where the verifier tracks
+    /// its residue: the lcm
     /// of every `mod` on it (slot counts, conditions) at most 64. Async copies too (the slot
     /// of the iteration that issues them). Used by the barrier pass and async-waits' warning
     /// check; returns each new descriptor with the one it replaces, sorted.
@@ -1815,7 +1820,9 @@ impl Accesses {
 
     /// Whether an instance of `a` and a later instance of `b` may conflict. `a_carried` says
     /// how `a` relates to the iterations of the loops its addresses depend on: 0, the same
-    /// iteration as `b`; 1, exactly one iteration earlier of its only such loop; 2, unknown.
+    /// iteration as `b`; 1, exactly one iteration earlier of its only such loop (`dist_iv`);
+    /// `CARRIED_IN_LOOP`, some iterations earlier of that loop, the same iteration of the
+    /// others; 2, unknown.
     pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
         let n = self.nested_ivs;
         desc_conflict(
@@ -1900,9 +1907,10 @@ impl Accesses {
                         }
                     }
                 }
-                // One iteration earlier in an inner loop (`dist_iv`), the same iteration of
-                // this one: each form meets the other's form of the same iteration.
-                1 if self.dist_iv(a).is_some_and(|v| v != f.iv) => {
+                // One iteration (or some, `CARRIED_IN_LOOP`) earlier in an inner loop
+                // (`dist_iv`), the same iteration of this one: each form meets the other's
+                // form of the same iteration.
+                1 | CARRIED_IN_LOOP if self.dist_iv(a).is_some_and(|v| v != f.iv) => {
                     for (i, &x) in f.forms.iter().enumerate() {
                         let y = gb.map_or(b, |g| g.forms.get(i).copied().unwrap_or(EMPTY_FORM));
                         if live(x) && live(y) && self.forms_conflict_in(x, carried(x), y, test) {
@@ -1912,8 +1920,11 @@ impl Accesses {
                 }
                 _ => {
                     let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| &g.forms);
+                    // Some iterations of this loop alone: each form fixes its variable, the
+                    // loops around are in the same iteration.
+                    let alone = a_carried == CARRIED_IN_LOOP && self.dist_iv(a) == Some(f.iv);
                     for &x in f.forms.iter().filter(|&&x| live(x)) {
-                        let c = if carried(x) == 0 { 0 } else { 2 };
+                        let c = if carried(x) == 0 || alone { 0 } else { 2 };
                         for &y in ys.iter().filter(|&&y| live(y)) {
                             if self.forms_conflict_in(x, c, y, test) {
                                 return true;
@@ -2146,7 +2157,7 @@ fn ops_known(
                 }
             }
             kind => {
-                for c in kind.child_blocks() {
+                for c in kind.child_block_ids() {
                     ops_known(k, c, tids, known, out);
                 }
             }
@@ -2610,15 +2621,41 @@ pub fn same_wave_only(a: &Desc, b: &Desc, wave: u64) -> bool {
             if !regions_overlap(r1, r2) {
                 continue;
             }
-            let Some((w1, w2)) = lane_words(a, i, b, j) else {
-                return false;
+            let same = match lane_words(a, i, b, j) {
+                Some((w1, w2)) => words_same_wave(w1, x, w2, y, wave),
+                // A slot against a known start, slot by slot (the loop picks one of them).
+                None => match (l1.bases.get(i).copied(), l2.bases.get(j).copied()) {
+                    (Some(Some(b1)), Some(None)) => {
+                        slot_words(b, l2, j).is_some_and(|(s2, sb2)| {
+                            each_slot(&s2, r1.range, |start| {
+                                words_same_wave((b1, &l1.expr), x, (start + sb2, &l2.expr), y, wave)
+                            })
+                        })
+                    }
+                    (Some(None), Some(Some(b2))) => {
+                        slot_words(a, l1, i).is_some_and(|(s1, sb1)| {
+                            each_slot(&s1, r2.range, |start| {
+                                words_same_wave((start + sb1, &l1.expr), x, (b2, &l2.expr), y, wave)
+                            })
+                        })
+                    }
+                    _ => false,
+                },
             };
-            if !words_same_wave(w1, x, w2, y, wave) {
+            if !same {
                 return false;
             }
         }
     }
     true
+}
+
+/// Region `x` of `d` as a slot whose words (`l`) stay in it: the slot and the words' start
+/// in it.
+fn slot_words(d: &Desc, l: &Lane, x: usize) -> Option<(SlotInfo, u64)> {
+    let s = d.regions.get(x)?.slot.clone()?;
+    let sb = (*l.slot_bases.get(x)?)?;
+    stays_in_slot(l, &s, sb).then_some((s, sb))
 }
 
 /// Whether threads `x` touching words `w1` and threads `y` touching words `w2` share a byte
@@ -2720,7 +2757,7 @@ fn parity_fixes<'k>(
                 }
             }
             kind => {
-                for c in kind.child_blocks() {
+                for c in kind.child_block_ids() {
                     parity_fixes(k, c, known, out);
                 }
             }
@@ -2880,8 +2917,9 @@ fn first_iv_form(d: &Desc, iv: ValueId, lo: i64) -> Option<Desc> {
 }
 
 /// `Accesses::bind_residue_slots`: `d` with `iv` fixed to the value of one iteration where
-/// condition `c` is `v`, when `iv` occurs in slot indices alone (index terms on `iv` only),
-/// through no handle, and every such iteration picks the same slots; `None` otherwise.
+/// condition `c` is `v`, when `iv` occurs in slot indices (index terms on `iv` only; where it
+/// occurs in the words too, only the slot indices are fixed), through no handle, and every
+/// such iteration picks the same slots; `None` otherwise.
 fn residue_slot_form(
     d: &Desc,
     iv: ValueId,
@@ -2905,9 +2943,10 @@ fn slot_form_where(
     runs: impl Fn(i64, i64) -> bool,
 ) -> Option<Desc> {
     let var = Var::Value(iv);
-    if d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
-        || d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
-        || d.only.iter().any(|o| o.0 == iv)
+    // Words on the variable too: only the slot indices are fixed (the words still move).
+    let words = d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
+        || d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0);
+    if d.only.iter().any(|o| o.0 == iv)
         || d.bind.is_some()
         || d.regions
             .iter()
@@ -2955,7 +2994,16 @@ fn slot_form_where(
         }
     }
     let (x, _) = rep?;
-    fix_iv(d, iv, x)
+    if !words {
+        return fix_iv(d, iv, x);
+    }
+    let mut out = d.clone();
+    for r in out.regions.iter_mut() {
+        if let Some(s) = r.slot.as_mut() {
+            fix_var(&mut s.index, var, x)?;
+        }
+    }
+    Some(out)
 }
 
 /// `e` with `var` fixed to `x`; `None` on overflow.
@@ -3431,10 +3479,20 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
     if a.mode == Mode::Atomic && b.mode == Mode::Atomic {
         return false;
     }
-    // Iteration distance between the two instances, when known: 0, or 1 of a's only loop.
+    // Iteration distance between the two instances, when known: 0, or 1 of a's only loop;
+    // some iterations of that loop alone (`CARRIED_IN_LOOP`) where `a`'s address does not
+    // move with it (and no handle of it can differ): as in the same iteration.
     let dist: Option<(ValueId, i64)> = match (a_carried, dist_iv(a, nested)) {
         (0, _) => None,
         (1, Some(x)) => Some(x),
+        (CARRIED_IN_LOOP, Some((v, _)))
+            if a.regions
+                .iter()
+                .all(|r| r.handle.is_none() && r.outer.is_none())
+                && !address_uses_iv(a, v) =>
+        {
+            None
+        }
         _ => {
             return conservative(a, b);
         }
@@ -3539,11 +3597,7 @@ fn lanes_exclude(a: &Desc, i: usize, b: &Desc, j: usize, dist: Option<(ValueId, 
     if let (Some(b1), Some(b2)) = (base1, base2) {
         return words_exclude((b1, &l1.expr), (b2, &l2.expr), shift);
     }
-    let slot = |d: &Desc, l: &Lane, x: usize| -> Option<(SlotInfo, u64)> {
-        let s = d.regions.get(x)?.slot.clone()?;
-        let sb = (*l.slot_bases.get(x)?)?;
-        stays_in_slot(l, &s, sb).then_some((s, sb))
-    };
+    let slot = slot_words;
     match (base1, base2) {
         (None, None) => {
             let (Some((s1, sb1)), Some((s2, sb2))) = (slot(a, l1, i), slot(b, l2, j)) else {
@@ -4187,7 +4241,7 @@ fn exact_loops(k: &Kernel) -> LoopInfo {
                         top.insert(s);
                     }
                 }
-                kind => stack.extend(kind.child_blocks()),
+                kind => stack.extend(kind.child_block_ids()),
             }
         }
     }

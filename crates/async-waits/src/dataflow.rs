@@ -2227,7 +2227,7 @@ pub(crate) fn subtree_spans(k: &Kernel) -> (Vec<u32>, Vec<u32>) {
         for &s in &k.blocks[b].stmts {
             pre[s.index()] = *n;
             *n += 1;
-            for c in k.stmts[s].kind.child_blocks() {
+            for c in k.stmts[s].kind.child_block_ids() {
                 go(k, c, n, pre, post);
             }
             post[s.index()] = *n;

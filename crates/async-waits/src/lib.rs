@@ -859,7 +859,7 @@ fn loop_parents(k: &Kernel) -> Vec<Option<StmtId>> {
                 StmtKind::For(_) => Some(s),
                 _ => l,
             };
-            for c in k.stmts[s].kind.child_blocks() {
+            for c in k.stmts[s].kind.child_block_ids() {
                 stack.push((c, inner));
             }
         }

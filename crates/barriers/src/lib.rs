@@ -76,7 +76,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use syncopt_analysis::hazard::{lcm, Accesses, Mode};
+use syncopt_analysis::hazard::{lcm, Accesses, Mode, CARRIED_IN_LOOP};
 use syncopt_analysis::{block_weights, Covered, Explain, InsertOptions, PassReport};
 use syncopt_ir::{
     BlockId, Diagnostic, EntityRef, ForData, IfData, Kernel, ProgramPoint, StmtId, StmtKind,
@@ -120,7 +120,8 @@ fn budget_for(stmts: usize) -> u32 {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     desc: u32,
-    /// Iteration distance class of the access (see `Accesses::conflict`).
+    /// Iteration distance class of the access (see `Accesses::conflict`: 0, 1,
+    /// `CARRIED_IN_LOOP`, 2).
     carried: u8,
     tag: u32,
     /// Pending since before the entry of the innermost loop around the current point, which
@@ -138,6 +139,11 @@ struct Key {
     /// one, see `Sim::enter_branch`); `NO_RES` when not known and the access was made in the
     /// current iteration, `OLD_RES` when it may be older.
     res: u8,
+    /// With `res` `OLD_RES`: made in the iteration just before the current one of the loop
+    /// `Key::res` follows (it crossed that loop's back edge once, made there with `NO_RES`).
+    /// Entering a branch of residue `r` it takes its form in residue `r - 1`
+    /// (`Sim::enter_branch`; executable seed 347).
+    prev: bool,
     /// Made by an async copy. The async rules (`Ctx::async_desc`, `Sim::enter_branch`) are
     /// about such producers only: an ordinary access through the same descriptor (a
     /// `ds_write` to the handle a `gather_to_lds` fills) binds like any other (seed 148).
@@ -169,6 +175,16 @@ struct Key {
 
 /// `Key::up`: none.
 const NO_UP: u32 = u32::MAX;
+
+/// `Key::carried` past a back edge of the loop of the key's `dist_iv` (`one`) or of another
+/// loop its address names: 0 -> 1 -> `CARRIED_IN_LOOP` in that loop, unknown (2) else.
+fn next_carried(one: bool, carried: u8) -> u8 {
+    match (one, carried) {
+        (true, 0) => 1,
+        (true, 1 | CARRIED_IN_LOOP) => CARRIED_IN_LOOP,
+        _ => 2,
+    }
+}
 
 /// `Key::up` bit: the key was `back` (not `first`) when it entered the inner loop.
 const UP_BACK: u32 = 1 << 31;
@@ -344,6 +360,7 @@ impl State {
                 | ((k.tag as u64) << 40)
                 | ((k.first as u64) << 7)
                 | ((k.back as u64) << 6)
+                | ((k.prev as u64) << 5)
                 | ((k.asy as u64) << 31)
                 | ((k.res as u64) << 32)
                     ^ ((k.br as u64).rotate_left(48))
@@ -407,7 +424,7 @@ impl State {
             && !o
                 .m
                 .keys()
-                .any(|k| (k.carried < 2 && dep(k)) || k.first || k.back || bind(k).is_some())
+                .any(|k| (k.carried != 2 && dep(k)) || k.first || k.back || bind(k).is_some())
         {
             self.join(o);
             return;
@@ -433,6 +450,7 @@ impl State {
             }
             // The next iteration's residue (this loop is the innermost one `Key::res` follows).
             if let Some(q) = period {
+                k.prev = k.res == NO_RES && q != FIRST_LATER;
                 k.res = if q == FIRST_LATER && k.res < 2 {
                     1
                 } else if k.res < q {
@@ -442,9 +460,10 @@ impl State {
                 };
             }
             if dep(&k) {
-                // One iteration earlier in this loop, the same one of the loops around it.
+                // One iteration earlier in this loop (or some), the same one of the loops
+                // around it.
                 let one = acc.dist_iv(k.desc) == Some(iv);
-                k.carried = if one && k.carried == 0 { 1 } else { 2 };
+                k.carried = next_carried(one, k.carried);
             }
             self.insert(k, s, a);
         }
@@ -465,7 +484,14 @@ impl State {
     /// Every key's `Key::res` set to `res`: leaving a loop without bound handles that
     /// `Key::res` follows (`Ctx::plain_res`).
     fn set_res(&mut self, res: u8) {
-        self.rekey(|k| k.res == res, |k| Key { res, ..k });
+        self.rekey(
+            |k| k.res == res && !k.prev,
+            |k| Key {
+                res,
+                prev: false,
+                ..k
+            },
+        );
     }
 
     /// The path took branch `br` of an `if` with results (`Key::br`).
@@ -487,6 +513,7 @@ impl State {
                     first: true,
                     back: false,
                     res: NO_RES,
+                    prev: false,
                     up: if k.asy || outer == u32::MAX {
                         NO_UP
                     } else if k.first {
@@ -527,11 +554,9 @@ impl State {
             }
             _ => None,
         };
-        if !self
-            .m
-            .keys()
-            .any(|k| k.first || k.back || k.up != NO_UP || k.res != OLD_RES || bind(k).is_some())
-        {
+        if !self.m.keys().any(|k| {
+            k.first || k.back || k.up != NO_UP || k.res != OLD_RES || k.prev || bind(k).is_some()
+        }) {
             return;
         }
         let old = self.m.take();
@@ -544,6 +569,7 @@ impl State {
             // Out of an inner loop, nothing tells which iteration of the loop around it an
             // access came from.
             k.res = OLD_RES;
+            k.prev = false;
             if let Some(d) = bind(&k) {
                 if k.asy && k.pin == NO_PIN && loose[k.desc as usize] {
                     k.pin = lp.map_or(NO_PIN, |l| l.index() as u32);
@@ -562,14 +588,14 @@ impl State {
     /// the loop, to an unknown distance).
     fn carry(&mut self, acc: &Accesses, iv: ValueId, exit: bool) {
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
-        if !self.m.keys().any(|k| k.carried < 2 && dep(k)) {
+        if !self.m.keys().any(|k| k.carried != 2 && dep(k)) {
             return;
         }
         let old = self.m.take();
         for &(mut k, (s, a)) in &old {
             if dep(&k) {
                 let one = acc.dist_iv(k.desc) == Some(iv);
-                k.carried = if !exit && one && k.carried == 0 { 1 } else { 2 };
+                k.carried = next_carried(!exit && one, k.carried);
             }
             self.insert(k, s, a);
         }
@@ -647,7 +673,9 @@ struct Ctx<'k> {
     /// Memoize what-if runs (`Sim::memo_run`); off only in tests that compare with it.
     memo: bool,
     /// Per statement (empty when none): for an op that runs in one residue of its innermost
-    /// loop with handles (`Accesses::residue_ops`), that residue (`Key::res`); `NO_RES` else.
+    /// loop with handles (`Accesses::residue_ops`), that residue (`Key::res`); for a loop in
+    /// a branch of one residue of a loop of `plain_res`, that residue (`Sim::leave`); `NO_RES`
+    /// else.
     op_res: Vec<u8>,
     /// Per `if` on the induction variable of the innermost loop with handles around it that
     /// `Key::res` follows: (if statement, loop, residue of its then branch, of its else
@@ -2031,6 +2059,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     desc: c.desc(a),
                     carried: 0,
                     res,
+                    prev: false,
                     tag: NONE,
                     first: false,
                     back: false,
@@ -2331,6 +2360,30 @@ impl<'c, 'k> Sim<'c, 'k> {
         } else if c.plain_res_loop(f) {
             exit.set_res(OLD_RES);
         }
+        // Inside a branch of one residue of the loop `Key::res` follows around it (a loop of
+        // `plain_res`): the path is in that residue (executable seed 317). Not for async
+        // producers, as in `plain_residue_ops`.
+        if let Some(&r) = c.k.blocks[f.body]
+            .parent
+            .and_then(|s| c.op_res.get(s.index()))
+        {
+            if r < OLD_RES {
+                exit.rekey(
+                    |k| k.asy || (k.res == r && !k.prev),
+                    |k| {
+                        if k.asy {
+                            k
+                        } else {
+                            Key {
+                                res: r,
+                                prev: false,
+                                ..k
+                            }
+                        }
+                    },
+                );
+            }
+        }
         exit.carry(&c.acc, f.iv, true);
         exit
     }
@@ -2517,9 +2570,20 @@ impl<'c, 'k> Sim<'c, 'k> {
         let fits = |k: &Key| k.res == NO_RES && k.carried == 0 && !k.first && !k.back && !k.asy;
         // A key whose path put the iteration in another residue never takes this branch.
         let other = |k: &Key| k.res < OLD_RES && k.res != r;
-        if r == NO_RES || !st.m.keys().any(|k| fits(k) || other(k)) {
+        // Made one iteration before this one: in the residue before `r`.
+        let before = match c.res_period(StmtId::new(lp as usize)) {
+            Some(q) if q != FIRST_LATER && r < q => Some((r + q - 1) % q),
+            _ => None,
+        };
+        let prev =
+            |k: &Key| before.is_some() && k.prev && k.carried <= 1 && !k.first && !k.back && !k.asy;
+        if r == NO_RES || !st.m.keys().any(|k| fits(k) || other(k) || prev(k)) {
             return;
         }
+        let iv = match &c.k.stmts[StmtId::new(lp as usize)].kind {
+            StmtKind::For(f) => Some(f.iv),
+            _ => None,
+        };
         let old = st.m.take();
         for &(mut k, (s, a)) in &old {
             if other(&k) {
@@ -2530,6 +2594,21 @@ impl<'c, 'k> Sim<'c, 'k> {
                     k.desc = f;
                 }
                 k.res = r;
+            } else if let (true, Some(p)) = (prev(&k), before) {
+                if let Some(f) = c.res_form(k.desc, lp, p) {
+                    // A form that fixed the loop's variable is in no iteration of it any more.
+                    if k.carried == 1
+                        && iv.is_some()
+                        && c.acc.dist_iv(k.desc) == iv
+                        && iv
+                            .is_some_and(|v| c.acc.descs[f as usize].ivs.binary_search(&v).is_err())
+                    {
+                        k.carried = 0;
+                    }
+                    k.desc = f;
+                }
+                k.res = r;
+                k.prev = false;
             }
             st.insert(k, s, a);
         }
@@ -2831,6 +2910,12 @@ fn plain_residue_ops(k: &Kernel, lp: StmtId, q: u8, res_loop: &[u32], op_res: &m
                     }
                 }
                 kind => {
+                    // A loop in a branch of one residue: what leaves it is in that residue.
+                    if let (StmtKind::For(_), true) = (kind, r != NO_RES) {
+                        if res_loop[b.index()] == lp.index() as u32 {
+                            op_res[s.index()] = r;
+                        }
+                    }
                     for c in kind.child_block_ids() {
                         stack.push((c, r));
                     }
@@ -2920,7 +3005,7 @@ fn inner_loops_and_ups(k: &Kernel, binds: &[bool], mut ups: Option<&mut Vec<u32>
                     stack.push((f.body, s.index() as u32))
                 }
                 kind => {
-                    for c in kind.child_blocks() {
+                    for c in kind.child_block_ids() {
                         stack.push((c, lp));
                     }
                 }
@@ -3023,7 +3108,7 @@ fn fold_conds<'k>(
                 }
             }
             kind => {
-                for c in kind.child_blocks() {
+                for c in kind.child_block_ids() {
                     fold_conds(k, c, known, dead);
                 }
             }
@@ -3367,11 +3452,11 @@ fn program_order(c: &Ctx) -> (Vec<usize>, Vec<usize>) {
         // The block's last statement's own nested statements come after it in the walk.
         let mut end = last.map_or(0, |s| stmt_ord[s.index()]);
         if let Some(s) = last {
-            let mut stack: Vec<syncopt_ir::BlockId> = k.stmts[s].kind.child_blocks();
+            let mut stack: Vec<syncopt_ir::BlockId> = k.stmts[s].kind.child_block_ids().collect();
             while let Some(cb) = stack.pop() {
                 for &t in &k.blocks[cb].stmts {
                     end = end.max(stmt_ord[t.index()]);
-                    stack.extend(k.stmts[t].kind.child_blocks());
+                    stack.extend(k.stmts[t].kind.child_block_ids());
                 }
             }
         }
@@ -3520,11 +3605,11 @@ fn run_lanes(c: &Ctx, (check, double, mark): (bool, bool, bool), placed: &[bool]
     let mut size = vec![0usize; top.len()];
     for (i, &s) in top.iter().enumerate() {
         let mut n = 1;
-        let mut stack: Vec<BlockId> = k.stmts[s].kind.child_blocks();
+        let mut stack: Vec<BlockId> = k.stmts[s].kind.child_block_ids().collect();
         while let Some(b) = stack.pop() {
             for &x in &k.blocks[b].stmts {
                 n += 1;
-                stack.extend(k.stmts[x].kind.child_blocks());
+                stack.extend(k.stmts[x].kind.child_block_ids());
             }
         }
         size[i] = n;
@@ -4051,7 +4136,7 @@ fn split_signals(
                 StmtKind::Sync(op) => op.is_workgroup_barrier(),
                 other => {
                     let mut h = false;
-                    for cb in other.child_blocks() {
+                    for cb in other.child_block_ids() {
                         h |= mark(k, c, cb, placed, has);
                     }
                     h
@@ -4149,7 +4234,7 @@ pub mod testing {
                 if c.stage_loop[s.index()] {
                     continue;
                 }
-                for cb in c.k.stmts[s].kind.child_blocks() {
+                for cb in c.k.stmts[s].kind.child_block_ids() {
                     walk(c, cb, out);
                 }
             }

@@ -3275,3 +3275,164 @@ kernel @k waves 4 {
 "#;
     minimal_counts(src, 1, ("yield %nxt, %cur", "yield %cur, %nxt"), 2);
 }
+
+/// Executable seed 347 (100 ops), reduced: a loop of unknown trips swaps its handles; its
+/// even branch writes `%nxt` (`%C` there), and every iteration reads `%nxt`. The read of an
+/// odd iteration (`%A`) meets the next iteration's write (of `%C`) with no barrier between:
+/// the read's key crosses the back edge as made one iteration before (`Key::prev`) and,
+/// entering the even branch, takes its odd-residue form. One barrier, before the read; with
+/// the handles yielded unchanged (`%nxt` always `%C`), two.
+#[test]
+fn a_key_from_the_previous_iteration_takes_the_residue_before() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 4 {
+  %A = buffer workgroup 2048
+  %C = buffer workgroup 2048
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %C) {
+    if uniform %i mod 2 == 0 {
+      op "ds_write" write %nxt[tid]
+    }
+    op "ds_read" read %nxt
+    yield %nxt, %cur
+  }
+}
+"#;
+    minimal_counts(src, 1, ("yield %nxt, %cur", "yield %cur, %nxt"), 2);
+}
+
+/// Executable seed 398 (100 ops), reduced: the even branch writes slot `%i mod 2` at words
+/// that move with `%i`, after a read of slot `(%i + 1) mod 2`. The read's key takes the even
+/// residue's slot entering the branch (`Accesses::plain_residue_forms`), and the write's slot
+/// index is fixed to that residue's slot too, its words left moving (`bind_residue_slots`):
+/// the two slots differ, one barrier at the top of the loop. Fixing the read's slot alone
+/// lost the relation between the two indices (a second barrier). Reading the whole buffer,
+/// two.
+#[test]
+fn slot_indices_are_fixed_where_words_move() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 4 {
+  %D = buffer workgroup 4096
+  for %i = 0 to %n max 4 {
+    %w = view %D slot (%i) mod 2
+    %r = view %D slot (%i + 1) mod 2
+    op "ds_read" read %r
+    if uniform %i mod 2 == 0 {
+      op "ds_write" write %w[tid + %i * 64]
+    }
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        ("op \"ds_read\" read %r\n", "op \"ds_read\" read %D\n"),
+        2,
+    );
+}
+
+/// Executable seed 329 (100 ops), reduced: a write of a fixed view at words `-tid + 255` and
+/// a later read of a slot view at `tid + 192`: in slot 0 thread `t`'s word meets thread
+/// `63 - t`'s, in wave 0 of 64 both, and slot 1 holds no word of the write. The same-wave
+/// test takes a slot against a known start slot by slot (as the per-thread test does): no
+/// barrier on the wave-64 targets. With the write at `-tid + 319`, threads `t` and `127 - t`
+/// meet across waves 0 and 1: one.
+#[test]
+fn a_slot_against_a_fixed_view_meets_only_in_one_wave() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %D = buffer workgroup 4096
+  %d = view %D[0:2048]
+  op "ds_write" write %d[-tid + 255]
+  for %j = 0 to %n max 4 {
+    %w = view %D slot (%j) mod 2
+    op "ds_read" read %w[tid + 192]
+  }
+}
+"#;
+    for t in [Target::Gfx942, Target::Gfx950] {
+        for (src, n) in [
+            (src.to_string(), 0),
+            (src.replace("-tid + 255", "-tid + 319"), 1),
+        ] {
+            let src = src.replace("target gfx950", &format!("target {}", t.name()));
+            let (got, redundant) =
+                insert_and_remove(&kernel_of(&src), t, &InsertOptions::default());
+            assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
+            assert_eq!(got, n, "{t:?}: barriers in\n{src}");
+        }
+    }
+}
+
+/// Executable seed 317 (100 ops), reduced: the even branch of a loop without handles runs an
+/// inner loop whose last write meets the next even iteration's first one; the odd iteration
+/// between them always crosses the input's barrier. Leaving the inner loop the path is still
+/// in the even residue (the inner loop sits in that branch: `Ctx::op_res` of the loop), so
+/// what it left never takes the even branch of the next iteration: one barrier, in the inner
+/// loop (two before on gfx950). Without the odd branch's barrier, two.
+#[test]
+fn leaving_an_inner_loop_in_a_branch_keeps_the_residue() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  for %i = 0 to %n max 4 {
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 2 {
+        op "st_a" write %B[tid + 256]
+        op "st_b" write %B[tid + %j * 64]
+      }
+    } else {
+      op "ds_write" write %A[tid]
+      barrier
+      op "ds_read" read %A
+    }
+  }
+}
+"#;
+    minimal_counts(src, 1, ("      barrier\n", "      op \"mma\"\n"), 2);
+}
+
+/// Executable seed 177 (100 ops), reduced: a write at `tid + %i * 64` in the even branch of
+/// an inner loop meets itself only in another iteration of the outer loop (in one of `%i`
+/// the same thread writes the same word). Past the inner loop's back edge twice a key is
+/// `CARRIED_IN_LOOP` (some iterations of the inner loop, the same one of the outer loop)
+/// instead of unknown, and its address does not move with the inner variable: the one
+/// barrier goes in the outer loop (4 dynamic, 16 in the inner loop before). With the words
+/// on the inner variable, it stays in the inner loop.
+#[test]
+fn a_key_some_inner_iterations_back_is_in_the_same_outer_one() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %D = buffer workgroup 4096
+  for %i = 0 to 4 {
+    for %j = 0 to 4 {
+      if uniform %j mod 2 == 0 {
+        op "ds_write" write %D[tid + %i * 64]
+      }
+    }
+  }
+}
+"#;
+    // (Monolithic targets: on gfx1250 the signal and the wait go in different blocks.)
+    for t in [Target::Gfx950, Target::Sm90] {
+        let mut costs = Vec::new();
+        for src in [
+            src.to_string(),
+            src.replace("tid + %i * 64", "tid + %j * 32"),
+        ] {
+            let src = src.replace("target gfx950", &format!("target {}", t.name()));
+            let (n, redundant) = insert_and_remove(&kernel_of(&src), t, &InsertOptions::default());
+            assert!(redundant.is_empty() && n == 1, "{t:?}: {n}\n{src}");
+            let mut ours = kernel_of(&src);
+            syncopt_barriers::run(&mut ours, t, &InsertOptions::default());
+            costs.push(syncopt_analysis::inserted_cost(&ours).1);
+        }
+        // One barrier run 4 times, then 16 times.
+        assert_eq!(costs, [4, 16], "{t:?}");
+    }
+}

@@ -1330,12 +1330,12 @@ mod tests {
                 }
                 StmtKind::If(i) => {
                     let d = div || i.uniformity == syncopt_ir::Uniformity::Divergent;
-                    for c in k.stmts[s].kind.child_blocks() {
+                    for c in k.stmts[s].kind.child_block_ids() {
                         n += divergent_lds_writes(k, c, d);
                     }
                 }
                 other => {
-                    for c in other.child_blocks() {
+                    for c in other.child_block_ids() {
                         n += divergent_lds_writes(k, c, div);
                     }
                 }

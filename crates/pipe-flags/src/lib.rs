@@ -1373,7 +1373,7 @@ fn point_positions(k: &Kernel) -> BTreeMap<BlockId, Vec<u32>> {
         for &s in stmts {
             v.push(*c);
             *c += 1;
-            for cb in k.stmts[s].kind.child_blocks() {
+            for cb in k.stmts[s].kind.child_block_ids() {
                 go(k, cb, c, out);
             }
         }

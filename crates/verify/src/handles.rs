@@ -86,7 +86,7 @@ impl Numbering {
             self.parent[s.index()] = parent;
             self.seen[s.index()] = true;
             self.pos += 1;
-            for cb in k.stmts[s].kind.child_blocks() {
+            for cb in k.stmts[s].kind.child_block_ids() {
                 self.block(k, cb, Some(s));
             }
             self.end[s.index()] = self.pos - 1;

@@ -1324,7 +1324,7 @@ impl<'k> Checker<'k> {
 fn collect_blocks(k: &Kernel, b: BlockId, out: &mut BTreeMap<StmtId, BlockId>) {
     for &s in &k.blocks[b].stmts {
         out.insert(s, b);
-        for c in k.stmts[s].kind.child_blocks() {
+        for c in k.stmts[s].kind.child_block_ids() {
             collect_blocks(k, c, out);
         }
     }
@@ -1398,7 +1398,7 @@ fn dead_after(k: &Kernel) -> BTreeMap<(BlockId, usize), Vec<ValueId>> {
                 }
                 _ => {}
             }
-            for c in k.stmts[s].kind.child_blocks() {
+            for c in k.stmts[s].kind.child_block_ids() {
                 walk(k, c, anc, def, last);
             }
             let results: &[ValueId] = match &k.stmts[s].kind {

@@ -328,7 +328,7 @@ impl<'a> Pass<'a> {
                     let pipelined = loops.iter().any(|(_, p)| p.for_stmt == Some(s));
                     if pipelined {
                         for &x in &k.blocks[f.body].stmts {
-                            for c in k.stmts[x].kind.child_blocks() {
+                            for c in k.stmts[x].kind.child_block_ids() {
                                 self.visit_block(c, true);
                             }
                         }
@@ -337,7 +337,7 @@ impl<'a> Pass<'a> {
                     }
                 }
                 _ => {
-                    for c in d.kind.child_blocks() {
+                    for c in d.kind.child_block_ids() {
                         self.visit_block(c, in_stage || inside.contains(&s));
                     }
                 }
@@ -469,7 +469,7 @@ impl<'a> Pass<'a> {
                 }
             }
             StmtKind::If(_) => {
-                for c in d.kind.child_blocks() {
+                for c in d.kind.child_block_ids() {
                     for &x in &k.blocks[c].stmts {
                         self.collect(x, out, stage)?;
                     }
@@ -1520,14 +1520,14 @@ fn marker_under_divergence(
                     } else {
                         divergent
                     };
-                for c in d.kind.child_blocks() {
+                for c in d.kind.child_block_ids() {
                     if let Some(found) = marker_under_divergence(k, c, inner) {
                         return Some(found);
                     }
                 }
             }
             _ => {
-                for c in d.kind.child_blocks() {
+                for c in d.kind.child_block_ids() {
                     if let Some(found) = marker_under_divergence(k, c, divergent) {
                         return Some(found);
                     }
