@@ -1866,7 +1866,7 @@ impl Accesses {
             // The callers tested the two descriptors themselves already.
             return true;
         }
-        self.forms_conflict_in(a, a_carried, b, test)
+        self.forms_conflict_in(a, a_carried, b, test, None)
     }
 
     /// `forms_conflict` below its first level: `test` where neither has forms.
@@ -1876,6 +1876,7 @@ impl Accesses {
         a_carried: u8,
         b: u32,
         test: &dyn Fn(&Desc, u8, &Desc) -> bool,
+        later: Option<ValueId>,
     ) -> bool {
         let (fa, fb) = (self.forms_of(a), self.forms_of(b));
         if let Some(f) = fa.first() {
@@ -1894,7 +1895,7 @@ impl Accesses {
                 0 => {
                     for (i, &x) in f.forms.iter().enumerate() {
                         let y = gb.map_or(b, |g| g.forms.get(i).copied().unwrap_or(EMPTY_FORM));
-                        if live(x) && live(y) && self.forms_conflict_in(x, 0, y, test) {
+                        if live(x) && live(y) && self.forms_conflict_in(x, 0, y, test, later) {
                             return true;
                         }
                     }
@@ -1902,7 +1903,7 @@ impl Accesses {
                 1 if da.ivs.as_slice() == [f.iv] => {
                     for (i, &x) in f.forms.iter().enumerate().take(n.saturating_sub(1)) {
                         let y = gb.map_or(b, |g| g.forms.get(i + 1).copied().unwrap_or(EMPTY_FORM));
-                        if live(x) && live(y) && self.forms_conflict_in(x, 0, y, test) {
+                        if live(x) && live(y) && self.forms_conflict_in(x, 0, y, test, later) {
                             return true;
                         }
                     }
@@ -1913,7 +1914,10 @@ impl Accesses {
                 1 | CARRIED_IN_LOOP if self.dist_iv(a).is_some_and(|v| v != f.iv) => {
                     for (i, &x) in f.forms.iter().enumerate() {
                         let y = gb.map_or(b, |g| g.forms.get(i).copied().unwrap_or(EMPTY_FORM));
-                        if live(x) && live(y) && self.forms_conflict_in(x, carried(x), y, test) {
+                        if live(x)
+                            && live(y)
+                            && self.forms_conflict_in(x, carried(x), y, test, later)
+                        {
                             return true;
                         }
                     }
@@ -1926,7 +1930,7 @@ impl Accesses {
                     for &x in f.forms.iter().filter(|&&x| live(x)) {
                         let c = if carried(x) == 0 || alone { 0 } else { 2 };
                         for &y in ys.iter().filter(|&&y| live(y)) {
-                            if self.forms_conflict_in(x, c, y, test) {
+                            if self.forms_conflict_in(x, c, y, test, later) {
                                 return true;
                             }
                         }
@@ -1936,15 +1940,45 @@ impl Accesses {
             return false;
         }
         if let Some(g) = fb.first() {
-            // `a` depends on no exact loop's variable: `b` may be in any iteration of it.
-            for &y in g.forms.iter().filter(|&&y| y != EMPTY_FORM) {
-                if self.forms_conflict_in(a, a_carried, y, test) {
+            // `a` depends on no exact loop's variable: `b` may be in any iteration of it (any
+            // but the first where `later` names the loop's variable).
+            let from = usize::from(later == Some(g.iv));
+            for &y in g.forms.iter().skip(from).filter(|&&y| y != EMPTY_FORM) {
+                if self.forms_conflict_in(a, a_carried, y, test, later) {
                     return true;
                 }
             }
             return false;
         }
         test(&self.descs[a as usize], a_carried, &self.descs[b as usize])
+    }
+
+    /// `conflict_across_waves` where `b` is in a later iteration than the first of the exact
+    /// loop of `iv` (`a` was made in that loop's run, before its current iteration).
+    pub fn conflict_across_waves_later(
+        &self,
+        a: u32,
+        a_carried: u8,
+        b: u32,
+        wave: u64,
+        iv: ValueId,
+    ) -> bool {
+        let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
+        let n = self.nested_ivs;
+        if !(desc_conflict(da, a_carried, db, n) && !same_wave_only(da, db, wave)) {
+            return false;
+        }
+        let (fa, fb) = (self.forms_of(a), self.forms_of(b));
+        if fa.is_empty() && fb.is_empty() {
+            return true;
+        }
+        self.forms_conflict_in(
+            a,
+            a_carried,
+            b,
+            &|x, c, y| desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave),
+            Some(iv),
+        )
     }
 
     /// `conflict` between two different waves of `wave` threads: not when every pair of

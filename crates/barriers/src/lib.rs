@@ -144,6 +144,12 @@ struct Key {
     /// Entering a branch of residue `r` it takes its form in residue `r - 1`
     /// (`Sim::enter_branch`; executable seed 347).
     prev: bool,
+    /// Crossed the back edge of the innermost loop with bound forms around the current
+    /// point (in its current run): the current iteration is not its first, so an access of an
+    /// exact loop there is in a later iteration than the first
+    /// (`Accesses::conflict_across_waves_later`; executable seed 184). Not for async
+    /// producers.
+    later: bool,
     /// Made by an async copy. The async rules (`Ctx::async_desc`, `Sim::enter_branch`) are
     /// about such producers only: an ordinary access through the same descriptor (a
     /// `ds_write` to the handle a `gather_to_lds` fills) binds like any other (seed 148).
@@ -361,6 +367,7 @@ impl State {
                 | ((k.first as u64) << 7)
                 | ((k.back as u64) << 6)
                 | ((k.prev as u64) << 5)
+                | ((k.later as u64) << 4)
                 | ((k.asy as u64) << 31)
                 | ((k.res as u64) << 32)
                     ^ ((k.br as u64).rotate_left(48))
@@ -439,6 +446,7 @@ impl State {
             if binds {
                 k.back = false;
                 k.first = false;
+                k.later = true;
             }
             if let Some(b) = bind(&k) {
                 k.desc = b;
@@ -514,6 +522,7 @@ impl State {
                     back: false,
                     res: NO_RES,
                     prev: false,
+                    later: false,
                     up: if k.asy || outer == u32::MAX {
                         NO_UP
                     } else if k.first {
@@ -555,7 +564,13 @@ impl State {
             _ => None,
         };
         if !self.m.keys().any(|k| {
-            k.first || k.back || k.up != NO_UP || k.res != OLD_RES || k.prev || bind(k).is_some()
+            k.first
+                || k.back
+                || k.up != NO_UP
+                || k.res != OLD_RES
+                || k.prev
+                || k.later
+                || bind(k).is_some()
         }) {
             return;
         }
@@ -570,6 +585,7 @@ impl State {
             // access came from.
             k.res = OLD_RES;
             k.prev = false;
+            k.later = false;
             if let Some(d) = bind(&k) {
                 if k.asy && k.pin == NO_PIN && loose[k.desc as usize] {
                     k.pin = lp.map_or(NO_PIN, |l| l.index() as u32);
@@ -685,8 +701,9 @@ struct Ctx<'k> {
     /// `if`s (`plain_residue_loops`: those of `plain_res`, and loops with bound handles that
     /// give no period) with theirs, sorted.
     res_loops: Vec<(StmtId, u8)>,
-    /// Per statement (empty when none): a loop without bound handles, inside none, that
-    /// `Key::res` follows for its uniform `if`s on its variable (`plain_residue_loops`: the
+    /// Per statement (empty when none): a loop without bound handles, inside none whose
+    /// residue `Key::res` follows, that `Key::res` follows for its uniform `if`s on its
+    /// variable (`plain_residue_loops`: the
     /// iteration's residue modulo the lcm of their constants, as the verifier tracks the
     /// variable's, or `FIRST_LATER`): the path's keys take the residue of the branch they
     /// enter, a key whose path put the iteration in another residue does not enter it, the
@@ -1325,7 +1342,30 @@ impl<'k> Ctx<'k> {
             }
             up => self.acc.first_bound(d, StmtId::new(up as usize)),
         };
+        if k.later && !k.asy && !k.first && !k.back && k.up == NO_UP {
+            if let Some(iv) = self.later_iv(b) {
+                let (ma, wa) = self.dmask[k.desc as usize];
+                let (mb, wb) = self.dmask[d as usize];
+                if ma & mb == 0 || !(wa || wb) {
+                    return false;
+                }
+                return self
+                    .acc
+                    .conflict_across_waves_later(k.desc, k.carried, d, self.wave, iv);
+            }
+        }
         self.conflict(k.desc, k.carried, d)
+    }
+
+    /// The induction variable of the innermost loop with bound forms around `b` (`Key::later`).
+    fn later_iv(&self, b: BlockId) -> Option<ValueId> {
+        match self.inner_loop[b.index()] {
+            u32::MAX => None,
+            lp => match &self.k.stmts[StmtId::new(lp as usize)].kind {
+                StmtKind::For(f) => Some(f.iv),
+                _ => None,
+            },
+        }
     }
 
     /// Whether key `k` conflicts with access `a` in the form `a` takes in the branch `k`'s
@@ -2060,6 +2100,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     carried: 0,
                     res,
                     prev: false,
+                    later: false,
                     tag: NONE,
                     first: false,
                     back: false,
@@ -2802,11 +2843,22 @@ fn plain_residue_loops(
             continue;
         };
         // A loop with bound handles is the innermost one `Key::res` follows inside it; one
-        // without must not hide the loop with handles around it.
+        // without must not hide the loop with handles around it (where that loop has a
+        // residue `Key::res` follows: one that binds only its variable has none, and its
+        // entry forgets the residues around anyway; executable seed 135).
         let b = block_of[lp.index()];
+        let around = if b == u32::MAX {
+            u32::MAX
+        } else {
+            inner_loop[b as usize]
+        };
+        let hides = around != u32::MAX
+            && res_loops
+                .binary_search_by_key(&StmtId::new(around as usize), |x| x.0)
+                .is_ok();
         if !matches!(f.lo, syncopt_ir::Bound::Const(_))
             || b == u32::MAX
-            || !(binds[lp.index()] || inner_loop[b as usize] == u32::MAX)
+            || !(binds[lp.index()] || !hides)
             || res_loops.binary_search_by_key(&lp, |x| x.0).is_ok()
         {
             continue;

@@ -3436,3 +3436,63 @@ kernel @k waves 4 {
         assert_eq!(costs, [4, 16], "{t:?}");
     }
 }
+
+/// Executable seed 184 (100 ops), reduced: in a three-trip loop, the write at `-tid + 511`
+/// meets the next iteration's write at `tid + %i * 64 + 384` only within wave 0 (`t + u =
+/// 63`, from `%i = 1` on); in the first iteration those words would meet across waves. A key
+/// that crossed the loop's back edge is `Key::later`: the access it meets is in an iteration
+/// after the first (`Accesses::conflict_across_waves_later`): one barrier, between the two
+/// writes. With the second write 64 words further on, two.
+#[test]
+fn a_key_past_the_back_edge_meets_no_first_iteration() {
+    let src = r#"target gfx950
+
+kernel @k waves 8 {
+  %B = buffer workgroup 4096
+  for %i = 0 to 3 {
+    op "st_a" write %B[tid + %i * 64 + 384]
+    op "st_b" write %B[-tid + 511]
+  }
+}
+"#;
+    for t in [Target::Gfx942, Target::Gfx950] {
+        for (src, n) in [
+            (src.to_string(), 1),
+            (src.replace("-tid + 511", "-tid + 575"), 2),
+        ] {
+            let src = src.replace("target gfx950", &format!("target {}", t.name()));
+            let (got, redundant) =
+                insert_and_remove(&kernel_of(&src), t, &InsertOptions::default());
+            assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
+            assert_eq!(got, n, "{t:?}: barriers in\n{src}");
+        }
+    }
+}
+
+/// Executable seed 135 (100 ops), reduced: the odd branch of an inner loop of unknown trips
+/// writes `%A` at words of the outer loop's variable; the write before the loops meets it
+/// only after the inner loop's first iteration, which crosses the inner loop's barrier.
+/// `Key::res` now follows the inner loop inside an outer one that binds only its variable
+/// (it has no residue to follow): one barrier, in the inner loop. With the write in the
+/// even branch, which runs in the first iteration, a second one before the loops.
+#[test]
+fn a_plain_residue_loop_inside_a_loop_binding_its_variable() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 8 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  op "st_19" write %A[tid]
+  for %i5 = 0 to 3 {
+    for %i6 = 0 to %n max 4 {
+      if uniform %i6 mod 2 == 0 {
+      } else {
+        op "st_24" write %A[tid + %i5 * 64]
+      }
+      op "st_26" write %B[tid + %i6 * 64]
+    }
+  }
+}
+"#;
+    minimal_counts(src, 1, ("%i6 mod 2 == 0", "%i6 mod 2 == 1"), 2);
+}
