@@ -1965,7 +1965,7 @@ impl Accesses {
     ) -> bool {
         let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
         let n = self.nested_ivs;
-        if !(desc_conflict(da, a_carried, db, n) && !same_wave_only(da, db, wave)) {
+        if !desc_conflict(da, a_carried, db, n) || same_wave_only(da, db, wave) {
             return false;
         }
         let (fa, fb) = (self.forms_of(a), self.forms_of(b));
