@@ -2858,7 +2858,7 @@ fn plain_residue_loops(
                 .is_ok();
         if !matches!(f.lo, syncopt_ir::Bound::Const(_))
             || b == u32::MAX
-            || !(binds[lp.index()] || !hides)
+            || (!binds[lp.index()] && hides)
             || res_loops.binary_search_by_key(&lp, |x| x.0).is_ok()
         {
             continue;
