@@ -950,12 +950,7 @@ impl Accesses {
                 }
             }
         }
-        self.bind_exact_ivs_from(k, n0);
-        if self.iv_forms.len() < self.descs.len() {
-            self.iv_forms.resize(self.descs.len(), Vec::new());
-        }
-        out.sort_unstable();
-        out
+        self.finish_forms(k, n0, out)
     }
 
     /// `residue_forms` (`nested`: `nested_residue_forms`).
@@ -1039,8 +1034,18 @@ impl Accesses {
                 }
             }
         }
-        // Their forms in each iteration of the exact loops their variables name (exec seed
-        // 190: a word on the variable of a two-trip loop, in its even residue).
+        self.finish_forms(k, n0, out)
+    }
+
+    /// The descriptors made from `n0` on get their forms in each iteration of the exact
+    /// loops their variables name (exec seed 190: a word on the variable of a two-trip loop,
+    /// in its even residue); `out` comes back sorted.
+    fn finish_forms(
+        &mut self,
+        k: &Kernel,
+        n0: usize,
+        mut out: Vec<((u32, u32, u32), u32)>,
+    ) -> Vec<((u32, u32, u32), u32)> {
         self.bind_exact_ivs_from(k, n0);
         if self.iv_forms.len() < self.descs.len() {
             self.iv_forms.resize(self.descs.len(), Vec::new());

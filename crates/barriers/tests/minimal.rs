@@ -3106,21 +3106,30 @@ fn removable_in_file() {
 /// `src` (for gfx950, with AMD async ops) on gfx950, gfx1250 and sm_90 (`cp_async` there):
 /// minimal with `n` barriers; with `from` replaced by `to` (the counter-case), minimal with
 /// `m`.
-fn minimal_counts(src: &str, n: usize, (from, to): (&str, &str), m: usize) {
-    for t in [Target::Gfx950, Target::Gfx1250, Target::Sm90] {
+fn minimal_counts(src: &str, n: usize, from_to: (&str, &str), m: usize) {
+    counts_on(
+        &[Target::Gfx950, Target::Gfx1250, Target::Sm90],
+        src,
+        n,
+        from_to,
+        m,
+    );
+}
+
+/// `minimal_counts` on `targets`.
+fn counts_on(targets: &[Target], src: &str, n: usize, (from, to): (&str, &str), m: usize) {
+    for &t in targets {
         let mut src = src.replace("target gfx950", &format!("target {}", t.name()));
         if t == Target::Sm90 {
             src = src.replace("\"gather_to_lds\"", "\"cp_async\"");
         }
-        let k = kernel_of(&src);
-        let (got, redundant) = insert_and_remove(&k, t, &InsertOptions::default());
-        assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
-        assert_eq!(got, n, "{t:?}: barriers in\n{src}");
         let other = src.replace(from, to);
         assert_ne!(other, src);
-        let (got, redundant) = insert_and_remove(&kernel_of(&other), t, &InsertOptions::default());
-        assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
-        assert_eq!(got, m, "{t:?}: barriers in\n{other}");
+        for (src, want) in [(&src, n), (&other, m)] {
+            let (got, redundant) = insert_and_remove(&kernel_of(src), t, &InsertOptions::default());
+            assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
+            assert_eq!(got, want, "{t:?}: barriers in\n{src}");
+        }
     }
 }
 
@@ -3352,18 +3361,13 @@ kernel @k(%n = 2) waves 4 {
   }
 }
 "#;
-    for t in [Target::Gfx942, Target::Gfx950] {
-        for (src, n) in [
-            (src.to_string(), 0),
-            (src.replace("-tid + 255", "-tid + 319"), 1),
-        ] {
-            let src = src.replace("target gfx950", &format!("target {}", t.name()));
-            let (got, redundant) =
-                insert_and_remove(&kernel_of(&src), t, &InsertOptions::default());
-            assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
-            assert_eq!(got, n, "{t:?}: barriers in\n{src}");
-        }
-    }
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        0,
+        ("-tid + 255", "-tid + 319"),
+        1,
+    );
 }
 
 /// Executable seed 317 (100 ops), reduced: the even branch of a loop without handles runs an
@@ -3455,18 +3459,13 @@ kernel @k waves 8 {
   }
 }
 "#;
-    for t in [Target::Gfx942, Target::Gfx950] {
-        for (src, n) in [
-            (src.to_string(), 1),
-            (src.replace("-tid + 511", "-tid + 575"), 2),
-        ] {
-            let src = src.replace("target gfx950", &format!("target {}", t.name()));
-            let (got, redundant) =
-                insert_and_remove(&kernel_of(&src), t, &InsertOptions::default());
-            assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
-            assert_eq!(got, n, "{t:?}: barriers in\n{src}");
-        }
-    }
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        ("-tid + 511", "-tid + 575"),
+        2,
+    );
 }
 
 /// Executable seed 135 (100 ops), reduced: the odd branch of an inner loop of unknown trips
