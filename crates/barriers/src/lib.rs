@@ -164,9 +164,9 @@ struct Key {
     br: u32,
     /// An async producer of `Ctx::async_loose` bound at the exit of this loop (statement
     /// index; `NO_PIN` else) to the one fixed place its last iteration wrote
-    /// (`State::leave_loop`): still compared as a loose one, with the unbound forms, as
-    /// async-waits compares it; in that loop's next run, while `first`, with their forms in
-    /// its first iteration.
+    /// (`State::leave_loop`): still compared as a loose one (no first-iteration binding of
+    /// what it meets), as async-waits compares it; in that loop's next run, while `first`,
+    /// with their forms in its first iteration.
     pin: u32,
     /// The loop with handles around the innermost one (`Ctx::inner_loop` of its block) that
     /// the access was pending since before the entry of, still in its first iteration, when
@@ -669,13 +669,10 @@ struct Ctx<'k> {
     async_desc: Vec<bool>,
     /// Per descriptor: an async copy writes through it, and it is not one known region (a
     /// handle, an `if` result, a dropped slot): such a producer leaves a loop unbound, and
-    /// meets the unbound forms (`unbound_of`, no first-iteration binding): async-waits, run
+    /// meets accesses with no first-iteration binding: async-waits, run
     /// on its own, compares it by root buffers where it can lose the binding (once the path
     /// crosses a later loop's back edge), and would warn.
     async_loose: Vec<bool>,
-    /// Per descriptor: the one it stands for before `Accesses::bind_parity` bound its loop
-    /// handles by a parity condition (itself for the others).
-    unbound_of: Vec<u32>,
     /// Per access: made by an async copy (`Key::asy`).
     asy: Vec<bool>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
@@ -841,22 +838,21 @@ impl<'k> Ctx<'k> {
         // variable in the loop's first iteration: one thread's work, so the layout tables are
         // built meanwhile (during the collection they took a core from its workers).
         let bind = |acc: &mut Accesses| {
-            let mut rebound = acc.bind_parity(k);
-            // After the parity forms: a descriptor they made may be rebound again (the
-            // pairs stay in order, so `unbound_of` follows them back to the first).
-            rebound.extend(acc.bind_residue_slots(k));
+            acc.bind_parity(k);
+            // After the parity forms: a descriptor they made may be rebound again.
+            acc.bind_residue_slots(k);
             acc.bind_first_ivs(k);
-            rebound
         };
-        let (rebound, (base, point_block, weight, flat, dead, span)) = if two {
+        let (base, point_block, weight, flat, dead, span) = if two {
             std::thread::scope(|sc| {
                 // No thread to be had: the tables are built here afterwards.
                 let h = std::thread::Builder::new().spawn_scoped(sc, layout).ok();
-                let b = bind(&mut acc);
-                (b, h.and_then(|h| h.join().ok()).unwrap_or_else(layout))
+                bind(&mut acc);
+                h.and_then(|h| h.join().ok()).unwrap_or_else(layout)
             })
         } else {
-            (bind(&mut acc), layout())
+            bind(&mut acc);
+            layout()
         };
         if dbg {
             eprintln!(
@@ -906,10 +902,6 @@ impl<'k> Ctx<'k> {
         {
             br_if[s.index()] = true;
         }
-        let mut unbound_of: Vec<u32> = (0..acc.descs.len() as u32).collect();
-        for (new, old) in rebound {
-            unbound_of[new as usize] = unbound_of[old as usize];
-        }
         let dmask = acc.descs.iter().map(desc_mask).collect();
         let mut allowed = vec![false; k.blocks.len()];
         let mut stage_loop = vec![false; k.stmts.len()];
@@ -935,7 +927,6 @@ impl<'k> Ctx<'k> {
             loop_binds: Vec::new(),
             async_desc: Vec::new(),
             async_loose: Vec::new(),
-            unbound_of,
             asy: Vec::new(),
             op_res: Vec::new(),
             if_res: Vec::new(),
@@ -1099,11 +1090,9 @@ impl<'k> Ctx<'k> {
                 loops.dedup();
                 c.outer_forms = c.acc.nested_residue_forms(k, &loops);
             }
-            // The new descriptors' root masks and unbound forms (themselves: they stand for
-            // accesses not rebound otherwise).
+            // The new descriptors' root masks.
             for d in c.dmask.len()..c.acc.descs.len() {
                 c.dmask.push(desc_mask(&c.acc.descs[d]));
-                c.unbound_of.push(d as u32);
             }
         }
         let mut async_desc = vec![false; c.acc.descs.len()];
@@ -1220,7 +1209,8 @@ impl<'k> Ctx<'k> {
         self.br_if.get(s.index()).copied().unwrap_or(false)
     }
 
-    /// A loose async producer (`async_loose`, `Key::pin`): compared with the unbound forms.
+    /// A loose async producer (`async_loose`, `Key::pin`): what it meets takes no
+    /// first-iteration binding (`Ctx::conflict_key_plain`).
     #[inline]
     fn loose(&self, k: &Key) -> bool {
         is_loose(k, &self.async_loose)
@@ -1276,7 +1266,10 @@ impl<'k> Ctx<'k> {
     #[inline]
     fn conflict_key_plain(&self, k: &Key, b: BlockId, a: u32, d: u32) -> bool {
         if self.loose(k) {
-            let u = self.unbound_of[d as usize];
+            // The consumer in its own form, parity and residue bindings included, as
+            // async-waits' check binds it (it once took the form before `bind_parity`, when
+            // the check had no such binding: executable seed 255).
+            let u = d;
             // Pending since before the entry of the loop, which is in its first trip (as
             // async-waits compares it where no path crossed that loop's back edge since, or
             // one of a loop around it: `Reach::later`); a pinned one in its loop's next run
@@ -2122,15 +2115,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             return true;
         }
         st.m.keys().any(|k| {
-            sum.iter().any(|&a| {
-                let d = self.c.desc(a);
-                let d = if self.c.loose(k) {
-                    self.c.unbound_of[d as usize]
-                } else {
-                    d
-                };
-                self.c.conflict(k.desc, k.carried, d)
-            })
+            sum.iter()
+                .any(|&a| self.c.conflict(k.desc, k.carried, self.c.desc(a)))
         })
     }
 

@@ -3495,3 +3495,38 @@ kernel @k(%n = 2) waves 8 {
 "#;
     minimal_counts(src, 1, ("%i6 mod 2 == 0", "%i6 mod 2 == 1"), 2);
 }
+
+/// Executable seed 255 (100 ops), reduced: an async copy through an outer loop's handle, in
+/// the branch of the one odd trip of an inner loop, at words on the inner variable. The copy
+/// is a loose producer (through a handle): it meets what comes later in that access's own
+/// form (restricted to its one trip, the variable fixed: the same thread's words in every
+/// outer iteration), as async-waits' check compares it; it took the form before
+/// `bind_parity` before, whose words move with the inner variable (a barrier no hazard
+/// needed). With the words on the outer variable, the copies of two outer iterations meet
+/// across waves: one barrier.
+#[test]
+fn a_loose_copy_meets_accesses_in_their_own_form() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i = 0 to 4 iter(%cur = %A, %nxt = %B) {
+    for %j = 0 to 3 iter(%c = %nxt, %d = %B) {
+      if uniform %j mod 2 == 1 {
+        op "gather_to_lds" async write %nxt[tid + %j * 64], read %G[tid + %j * 256]
+      }
+      yield %d, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        0,
+        ("write %nxt[tid + %j * 64]", "write %nxt[tid + %i * 32]"),
+        1,
+    );
+}
