@@ -669,9 +669,9 @@ struct Ctx<'k> {
     async_desc: Vec<bool>,
     /// Per descriptor: an async copy writes through it, and it is not one known region (a
     /// handle, an `if` result, a dropped slot): such a producer leaves a loop unbound, and
-    /// meets accesses with no first-iteration binding: async-waits, run
-    /// on its own, compares it by root buffers where it can lose the binding (once the path
-    /// crosses a later loop's back edge), and would warn.
+    /// meets accesses with no first-iteration binding: async-waits, run on its own, compares
+    /// it by root buffers where it can lose the binding (once the path crosses a later loop's
+    /// back edge), and would warn.
     async_loose: Vec<bool>,
     /// Per access: made by an async copy (`Key::asy`).
     asy: Vec<bool>,
@@ -700,11 +700,10 @@ struct Ctx<'k> {
     res_loops: Vec<(StmtId, u8)>,
     /// Per statement (empty when none): a loop without bound handles, inside none whose
     /// residue `Key::res` follows, that `Key::res` follows for its uniform `if`s on its
-    /// variable (`plain_residue_loops`: the
-    /// iteration's residue modulo the lcm of their constants, as the verifier tracks the
-    /// variable's, or `FIRST_LATER`): the path's keys take the residue of the branch they
-    /// enter, a key whose path put the iteration in another residue does not enter it, the
-    /// state at the entry is in residue 0. Slot views on the loop's variable take that
+    /// variable (`plain_residue_loops`: the iteration's residue modulo the lcm of their
+    /// constants, as the verifier tracks the variable's, or `FIRST_LATER`): the path's keys
+    /// take the residue of the branch they enter, a key whose path put the iteration in
+    /// another residue does not enter it, the state at the entry is in residue 0. Slot views on the loop's variable take that
     /// residue's slots (`res_forms`); leaving the loop forgets the residues (`OLD_RES`).
     plain_res: Vec<bool>,
     /// (descriptor, loop index, residue) -> the descriptor with that loop's handles bound to
@@ -1052,11 +1051,7 @@ impl<'k> Ctx<'k> {
                     .filter(|&&(_, q)| q != FIRST_LATER)
                     .map(|&(lp, q)| (lp, u64::from(q)))
                     .collect();
-                let forms = if std::env::var("TMPX").is_ok() {
-                    Vec::new()
-                } else {
-                    c.acc.plain_residue_forms(k, &loops)
-                };
+                let forms = c.acc.plain_residue_forms(k, &loops);
                 if !forms.is_empty() {
                     c.res_forms.extend(forms);
                     c.res_forms.sort_unstable();
@@ -1195,12 +1190,15 @@ impl<'k> Ctx<'k> {
     /// common, or that both only read, never conflict.
     #[inline]
     fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
+        self.may_meet(a, b) && self.acc.conflict_across_waves(a, a_carried, b, self.wave)
+    }
+
+    /// The quick filter of `conflict`: an alias class in common, and a write among the two.
+    #[inline]
+    fn may_meet(&self, a: u32, b: u32) -> bool {
         let (ma, wa) = self.dmask[a as usize];
         let (mb, wb) = self.dmask[b as usize];
-        if ma & mb == 0 || !(wa || wb) {
-            return false;
-        }
-        self.acc.conflict_across_waves(a, a_carried, b, self.wave)
+        ma & mb != 0 && (wa || wb)
     }
 
     /// Accesses read through the results of statement `s` (an `if`, or a loop that may run no
@@ -1268,17 +1266,15 @@ impl<'k> Ctx<'k> {
         if self.loose(k) {
             // The consumer in its own form, parity and residue bindings included, as
             // async-waits' check binds it (it once took the form before `bind_parity`, when
-            // the check had no such binding: executable seed 255).
-            let u = d;
-            // Pending since before the entry of the loop, which is in its first trip (as
-            // async-waits compares it where no path crossed that loop's back edge since, or
-            // one of a loop around it: `Reach::later`); a pinned one in its loop's next run
-            // too.
+            // the check had no such binding: executable seed 255). Pending since before the
+            // entry of the loop, which is in its first trip (as async-waits compares it where
+            // no path crossed that loop's back edge since, or one of a loop around it:
+            // `Reach::later`); a pinned one in its loop's next run too.
             let u = match self.inner_loop[b.index()] {
                 lp if k.first && lp != u32::MAX => {
-                    self.acc.first_bound(u, StmtId::new(lp as usize))
+                    self.acc.first_bound(d, StmtId::new(lp as usize))
                 }
-                _ => u,
+                _ => d,
             };
             // The branch the path took at the last `if` with results, as below.
             if k.br != NO_BR && !self.br_agrees(k, a) {
@@ -1337,14 +1333,10 @@ impl<'k> Ctx<'k> {
         };
         if k.later && !k.asy && !k.first && !k.back && k.up == NO_UP {
             if let Some(iv) = self.later_iv(b) {
-                let (ma, wa) = self.dmask[k.desc as usize];
-                let (mb, wb) = self.dmask[d as usize];
-                if ma & mb == 0 || !(wa || wb) {
-                    return false;
-                }
-                return self
-                    .acc
-                    .conflict_across_waves_later(k.desc, k.carried, d, self.wave, iv);
+                return self.may_meet(k.desc, d)
+                    && self
+                        .acc
+                        .conflict_across_waves_later(k.desc, k.carried, d, self.wave, iv);
             }
         }
         self.conflict(k.desc, k.carried, d)
@@ -2625,10 +2617,10 @@ impl<'c, 'k> Sim<'c, 'k> {
                 if let Some(f) = c.res_form(k.desc, lp, p) {
                     // A form that fixed the loop's variable is in no iteration of it any more.
                     if k.carried == 1
-                        && iv.is_some()
-                        && c.acc.dist_iv(k.desc) == iv
-                        && iv
-                            .is_some_and(|v| c.acc.descs[f as usize].ivs.binary_search(&v).is_err())
+                        && iv.is_some_and(|v| {
+                            c.acc.dist_iv(k.desc) == Some(v)
+                                && c.acc.descs[f as usize].ivs.binary_search(&v).is_err()
+                        })
                     {
                         k.carried = 0;
                     }
