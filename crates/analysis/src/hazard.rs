@@ -2808,8 +2808,9 @@ fn parity_fixes<'k>(
 /// exact loop (`exact_ivs`): (op, [(induction variable, iterations it can run in as a bit
 /// mask)]), by op, for `Accesses::bind_parity`. Only conditions on one induction variable
 /// count (the verifier, which runs such a loop iteration by iteration, evaluates them
-/// exactly). Async copies too where one iteration is left: they write in the iteration that
-/// issues them (executable seed 115). Only the subtrees of such `if`s are walked.
+/// exactly). Async copies too: they write in the iterations that issue them (executable
+/// seeds 115, 194; a copy through an inner loop's handle keeps that loop as its distance,
+/// `dist_iv`, gen seed 861 on gfx1250). Only the subtrees of such `if`s are walked.
 fn cond_fixes(
     k: &Kernel,
     exact: &BTreeMap<ValueId, (StmtId, i64, i64, u64)>,
@@ -2868,13 +2869,6 @@ fn cond_fixes(
         .into_iter()
         .filter_map(|(s, mut v)| {
             v.retain(|&(iv, m)| exact.get(&iv).is_some_and(|e| m != (1u64 << e.3) - 1));
-            // An async copy only where one iteration is left (the variable takes its value
-            // there): one left in several would be compared by root buffers as a loose
-            // producer with its iterations forgotten, and lose `Key::pin`'s one place (gen
-            // seed 861 on gfx1250: a third barrier).
-            if matches!(&k.stmts[s].kind, StmtKind::Op(op) if op.asynchronous.is_some()) {
-                v.retain(|&(_, m)| m.count_ones() == 1);
-            }
             v.sort();
             (!v.is_empty()).then_some((s, v))
         })
@@ -3502,6 +3496,19 @@ fn shift_of(e: &AffineExpr, iv: ValueId, step: i64) -> i64 {
 /// nesting order) the last one of a descriptor reached through no handle (the handle rule
 /// compares iterations of the handle's loop, which need not be the innermost one).
 fn dist_iv(d: &Desc, nested: bool) -> Option<(ValueId, i64)> {
+    if d.ivs.len() > 1 && !d.only.is_empty() {
+        // A variable only a condition names (`Desc::only`, not in the address) does not move
+        // the access: the distance is the other one's (gen seed 861: a copy through an inner
+        // loop's handle in a branch on the outer variable).
+        let mut moved = d
+            .ivs
+            .iter()
+            .zip(&d.steps)
+            .filter(|&(&v, _)| !d.only.iter().any(|o| o.0 == v) || address_uses_iv(d, v));
+        if let (Some((&v, &st)), None) = (moved.next(), moved.next()) {
+            return Some((v, st));
+        }
+    }
     match (d.ivs.as_slice(), d.steps.as_slice()) {
         ([v], [st]) => Some((*v, *st)),
         ([.., v], [.., st]) if nested && !d.regions.iter().any(|r| r.handle.is_some()) => {

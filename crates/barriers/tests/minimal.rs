@@ -3530,3 +3530,73 @@ kernel @k waves 4 {
         1,
     );
 }
+
+/// `src` on `targets` (`cp_async` on sm_90): minimal with `n` barriers.
+fn minimal_on(targets: &[Target], src: &str, n: usize) {
+    for &t in targets {
+        let mut src = src.replace("target gfx950", &format!("target {}", t.name()));
+        if t == Target::Sm90 {
+            src = src.replace("\"gather_to_lds\"", "\"cp_async\"");
+        }
+        let (got, redundant) = insert_and_remove(&kernel_of(&src), t, &InsertOptions::default());
+        assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
+        assert_eq!(got, n, "{t:?}: barriers in\n{src}");
+    }
+}
+
+/// Executable seed 194 (100 ops), reduced: an async copy in the even branch of a three-trip
+/// loop runs in its first and third trips only (`Desc::only`, several iterations left now),
+/// always into `%A` (`%nxt` there): its words never meet the second trip's `%B` reads, and
+/// the same thread reads its own word of `%A` in the same trip. One barrier on the wave-64
+/// targets (two before: the copy was taken in every trip).
+#[test]
+fn an_async_copy_runs_in_the_several_iterations_its_condition_leaves() {
+    let src = r#"target gfx950
+
+kernel @k waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %G = buffer global 8192
+  op "ds_write" write %A[-tid + 255]
+  for %i = 0 to 3 iter(%cur = %B, %nxt = %A) {
+    op "ds_read" read %nxt[tid + 128]
+    if uniform %i mod 2 == 0 {
+      op "gather_to_lds" async write %nxt[tid], read %G[tid + %i * 256 + 64]
+    }
+    op "ds_read" read %A[tid + %i * 64]
+    yield %nxt, %cur
+  }
+}
+"#;
+    minimal_on(&[Target::Gfx942, Target::Gfx950], src, 1);
+}
+
+/// `syncopt gen --ops 100 --seed 861 --target gfx1250`, reduced: two async copies through an
+/// inner loop's handle, in the odd branch of an exact outer loop. Restricted to the odd
+/// iterations, the copies name the outer variable too (`Desc::only`), but their distance is
+/// still the inner loop's (`dist_iv` leaves out a variable only a condition names): past the
+/// inner back edge the handle rule tells `%h0` of two trips apart, and one barrier between
+/// the copies (and one before the loops) does. Taking the outer variable as unknown distance
+/// too placed a third.
+#[test]
+fn a_variable_only_a_condition_names_is_no_distance() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 8 {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 4096
+  %G = buffer global 1048576
+  op "ds_write" write %A0
+  for %i = 0 to 8 {
+    if uniform (%i + 1) mod 2 == 0 {
+      for %j = 0 to %n iter(%h1 = %A1, %h0 = %A0) {
+        op "gather_to_lds" async write %h0, read %G
+        op "gather_to_lds" async write %h0, read %G[tid]
+        yield %h0, %h1
+      }
+    }
+  }
+}
+"#;
+    minimal_on(&[Target::Gfx950, Target::Gfx1250, Target::Sm90], src, 2);
+}
