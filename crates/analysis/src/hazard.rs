@@ -3496,10 +3496,11 @@ fn shift_of(e: &AffineExpr, iv: ValueId, step: i64) -> i64 {
 /// nesting order) the last one of a descriptor reached through no handle (the handle rule
 /// compares iterations of the handle's loop, which need not be the innermost one).
 fn dist_iv(d: &Desc, nested: bool) -> Option<(ValueId, i64)> {
-    if d.ivs.len() > 1 && !d.only.is_empty() {
-        // A variable only a condition names (`Desc::only`, not in the address) does not move
-        // the access: the distance is the other one's (gen seed 861: a copy through an inner
-        // loop's handle in a branch on the outer variable).
+    if d.ivs.len() > 1 && !d.only.is_empty() && d.regions.iter().any(|r| r.handle.is_some()) {
+        // Through a handle (which the rule below gives no distance): a variable only a
+        // condition names (`Desc::only`, not in the address) does not move the access, the
+        // distance is the other one's (gen seed 861: a copy through an inner loop's handle in
+        // a branch on the outer variable).
         let mut moved = d
             .ivs
             .iter()

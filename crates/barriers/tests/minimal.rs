@@ -3118,19 +3118,10 @@ fn minimal_counts(src: &str, n: usize, from_to: (&str, &str), m: usize) {
 
 /// `minimal_counts` on `targets`.
 fn counts_on(targets: &[Target], src: &str, n: usize, (from, to): (&str, &str), m: usize) {
-    for &t in targets {
-        let mut src = src.replace("target gfx950", &format!("target {}", t.name()));
-        if t == Target::Sm90 {
-            src = src.replace("\"gather_to_lds\"", "\"cp_async\"");
-        }
-        let other = src.replace(from, to);
-        assert_ne!(other, src);
-        for (src, want) in [(&src, n), (&other, m)] {
-            let (got, redundant) = insert_and_remove(&kernel_of(src), t, &InsertOptions::default());
-            assert!(redundant.is_empty(), "{t:?}: redundant\n{}", redundant[0]);
-            assert_eq!(got, want, "{t:?}: barriers in\n{src}");
-        }
-    }
+    let other = src.replace(from, to);
+    assert_ne!(other, src);
+    minimal_on(targets, src, n);
+    minimal_on(targets, &other, m);
 }
 
 /// Executable seed 115 (100 ops), reduced: an async copy in the even branch of a two-trip
