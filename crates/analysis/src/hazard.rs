@@ -1632,10 +1632,10 @@ impl Accesses {
         };
         let empty = add(&mut self.descs, &mut self.binds, empty_desc());
         self.iv_forms.resize(self.descs.len(), Vec::new());
-        // Async copies through a handle stay compared unbound (async-waits takes them as
-        // anywhere in their root buffers): no per-iteration forms for them. Both tables are
-        // made when a descriptor through an unrolled loop's handles first needs them.
-        let mut is_async: Vec<bool> = Vec::new();
+        // Async copies through a handle get per-iteration forms too (their last iteration's
+        // is one place: executable seeds 189, 102, 320, 167); async-waits, which shares these
+        // tables, takes them alike. (Left out until session 14, when async-waits compared
+        // them by root buffers.)
         let rotating = self.rotating.get_or_init(|| exact_loops(k)).clone();
         let mut resolvers: BTreeMap<StmtId, Resolver> = BTreeMap::new();
         let mut q = start;
@@ -1658,22 +1658,8 @@ impl Accesses {
                 if self.descs.len() - n0 > budget || (through && desc.bind.is_none()) {
                     continue;
                 }
-                if through {
-                    if is_async.is_empty() {
-                        is_async = vec![false; n0];
-                        for a in &self.accesses {
-                            if let StmtKind::Op(op) = &k.stmts[a.stmt].kind {
-                                if op.asynchronous.is_some() {
-                                    if let Some(x) = is_async.get_mut(a.desc as usize) {
-                                        *x = true;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    if is_async.get(d).copied().unwrap_or(true) || !rotating.contains_key(&lp) {
-                        continue;
-                    }
+                if through && !rotating.contains_key(&lp) {
+                    continue;
                 }
                 let desc = &self.descs[d];
                 let mask = desc

@@ -3591,3 +3591,36 @@ kernel @k(%n = 1) waves 8 {
 "#;
     minimal_on(&[Target::Gfx950, Target::Gfx1250, Target::Sm90], src, 2);
 }
+
+/// Executable seed 102 (100 ops), reduced: an async copy through a loop's handle at words
+/// on its variable, in a three-trip loop whose last trip writes `%d`: the write of `%C` after
+/// the loop meets none of it. Async copies through handles now get per-iteration forms like
+/// other accesses (their last iteration's is one place, `Key::pin`; async-waits shares the
+/// forms): one barrier on the wave-64 targets, none on the wave-32 ones (two before). With
+/// four trips the last copy writes `%C` across waves: two on wave 64.
+#[test]
+fn an_async_copy_through_a_handle_has_iteration_forms() {
+    let src = r#"target gfx950
+
+kernel @k waves 2 {
+  %C = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  %d = view %D[0:1024]
+  for %i = 0 to 3 iter(%cur = %C, %nxt = %d) {
+    op "ds_read" read %nxt[tid + 128]
+    op "gather_to_lds" async write %nxt[tid + %i * 64], read %G[tid + %i * 256]
+    yield %nxt, %cur
+  }
+  op "ds_write" write %C[tid + 128]
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        ("for %i = 0 to 3", "for %i = 0 to 4"),
+        2,
+    );
+    minimal_on(&[Target::Gfx1250, Target::Sm90], src, 0);
+}
