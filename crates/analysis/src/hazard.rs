@@ -1954,35 +1954,41 @@ impl Accesses {
         wave: u64,
         iv: ValueId,
     ) -> bool {
-        let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
-        let n = self.nested_ivs;
-        if !desc_conflict(da, a_carried, db, n) || same_wave_only(da, db, wave) {
-            return false;
-        }
-        let (fa, fb) = (self.forms_of(a), self.forms_of(b));
-        if fa.is_empty() && fb.is_empty() {
-            return true;
-        }
-        self.forms_conflict_in(
-            a,
-            a_carried,
-            b,
-            &|x, c, y| desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave),
-            Some(iv),
-        )
+        self.across_waves(a, a_carried, b, wave, Some(iv))
     }
 
     /// `conflict` between two different waves of `wave` threads: not when every pair of
     /// threads touching a common byte lies in one wave (`same_wave_only`). For barriers only:
     /// a wave's own later access to an async copy's bytes still needs a counter wait.
     pub fn conflict_across_waves(&self, a: u32, a_carried: u8, b: u32, wave: u64) -> bool {
+        self.across_waves(a, a_carried, b, wave, None)
+    }
+
+    /// `conflict_across_waves`; with `later`, `b` is in a later iteration than the first of
+    /// the exact loop of that variable.
+    fn across_waves(
+        &self,
+        a: u32,
+        a_carried: u8,
+        b: u32,
+        wave: u64,
+        later: Option<ValueId>,
+    ) -> bool {
         let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
         let n = self.nested_ivs;
-        desc_conflict(da, a_carried, db, n)
-            && !same_wave_only(da, db, wave)
-            && self.forms_conflict(a, a_carried, b, &|x, c, y| {
-                desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave)
-            })
+        if !desc_conflict(da, a_carried, db, n) || same_wave_only(da, db, wave) {
+            return false;
+        }
+        let (fa, fb) = (self.forms_of(a), self.forms_of(b));
+        // The descriptors themselves were tested above.
+        fa.is_empty() && fb.is_empty()
+            || self.forms_conflict_in(
+                a,
+                a_carried,
+                b,
+                &|x, c, y| desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave),
+                later,
+            )
     }
 }
 
