@@ -1344,12 +1344,14 @@ impl<'k> Ctx<'k> {
 
     /// The induction variable of the innermost loop with bound forms around `b` (`Key::later`).
     fn later_iv(&self, b: BlockId) -> Option<ValueId> {
-        match self.inner_loop[b.index()] {
-            u32::MAX => None,
-            lp => match &self.k.stmts[StmtId::new(lp as usize)].kind {
-                StmtKind::For(f) => Some(f.iv),
-                _ => None,
-            },
+        self.loop_iv(self.inner_loop[b.index()])
+    }
+
+    /// The induction variable of loop statement `lp` (`u32::MAX`: none).
+    fn loop_iv(&self, lp: u32) -> Option<ValueId> {
+        match self.k.stmts.get(StmtId::new(lp as usize)).map(|d| &d.kind) {
+            Some(StmtKind::For(f)) => Some(f.iv),
+            _ => None,
         }
     }
 
@@ -2599,10 +2601,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         if r == NO_RES || !st.m.keys().any(|k| fits(k) || other(k) || prev(k)) {
             return;
         }
-        let iv = match &c.k.stmts[StmtId::new(lp as usize)].kind {
-            StmtKind::For(f) => Some(f.iv),
-            _ => None,
-        };
+        let iv = c.loop_iv(lp);
         let old = st.m.take();
         for &(mut k, (s, a)) in &old {
             if other(&k) {
