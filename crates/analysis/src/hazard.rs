@@ -1268,9 +1268,8 @@ impl Accesses {
     /// replaced by that value's (the verifier tracks the residue of such a variable and the
     /// handles' values together). Async copies too: they write the bytes of the iteration
     /// that issues them. Used by the barrier pass and async-waits' warning check. The
-    /// rebound descriptors are new ones (never shared with an access that is not rebound);
-    /// returns each with the descriptor it replaces, sorted.
-    pub fn bind_parity(&mut self, k: &Kernel) -> Vec<(u32, u32)> {
+    /// rebound descriptors are new ones (never shared with an access that is not rebound).
+    pub fn bind_parity(&mut self, k: &Kernel) {
         let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
         let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
         parity_fixes(k, k.body, &mut Vec::new(), &mut fixes);
@@ -1284,7 +1283,7 @@ impl Accesses {
         };
         if fixes.is_empty() && conds.is_empty() {
             self.exact = Some(ivs_exact);
-            return orig;
+            return;
         }
         if self.binds.len() < self.descs.len() {
             self.binds.resize(self.descs.len(), Vec::new());
@@ -1380,9 +1379,7 @@ impl Accesses {
                 self.accesses[a as usize].desc = id;
             }
         }
-        orig.sort();
         self.exact = Some(ivs_exact);
-        orig
     }
 
     /// Inside a uniform `if` on a loop's induction variable modulo a constant (constant start,
@@ -1390,11 +1387,10 @@ impl Accesses {
     /// alone, and name one slot in every iteration the branch runs in, gets that slot (the
     /// variable fixed to one such iteration's value; where it occurs in word indices too,
     /// only the slot indices take it). Only through no handle, and where the verifier tracks
-    /// its residue: the lcm
-    /// of every `mod` on it (slot counts, conditions) at most 64. Async copies too (the slot
-    /// of the iteration that issues them). Used by the barrier pass and async-waits' warning
-    /// check; returns each new descriptor with the one it replaces, sorted.
-    pub fn bind_residue_slots(&mut self, k: &Kernel) -> Vec<(u32, u32)> {
+    /// its residue: the lcm of every `mod` on it (slot counts, conditions) at most 64. Async
+    /// copies too (the slot of the iteration that issues them). Used by the barrier pass and
+    /// async-waits' warning check.
+    pub fn bind_residue_slots(&mut self, k: &Kernel) {
         let mut out: Vec<(u32, u32)> = Vec::new();
         // The residue modulus each variable is tracked with, as the verifier forms it.
         let mut modulus: BTreeMap<ValueId, u64> = BTreeMap::new();
@@ -1421,7 +1417,7 @@ impl Accesses {
             }
         }
         if !any {
-            return out;
+            return;
         }
         // (op, variable, condition, branch) for ops under a uniform `if` on one
         // tracked variable modulo a constant.
@@ -1467,7 +1463,7 @@ impl Accesses {
             }
         }
         if found.is_empty() {
-            return out;
+            return;
         }
         if self.binds.len() < self.descs.len() {
             self.binds.resize(self.descs.len(), Vec::new());
@@ -1509,8 +1505,6 @@ impl Accesses {
         if self.iv_forms.len() < self.descs.len() {
             self.iv_forms.resize(self.descs.len(), Vec::new());
         }
-        out.sort();
-        out
     }
 
     /// Adds first-iteration bound forms for descriptors whose slot indices depend on the
