@@ -870,6 +870,38 @@ impl Accesses {
         residues_of(k, fixes)
     }
 
+    /// The ops that run only in iterations of one residue of a loop without rotating handles
+    /// and with a constant start (inside `if uniform (%i + c) mod m == r` on its variable):
+    /// (op, loop, residue of the iteration number modulo the variable's period in
+    /// `periods`, that period), the innermost such `if` deciding. Their descriptors have that
+    /// residue's forms in `plain_residue_forms`. Used by async-waits' warning check, whose
+    /// copies in such branches the barrier pass keys by residue too.
+    pub fn plain_residue_ops(
+        k: &Kernel,
+        periods: &BTreeMap<ValueId, u64>,
+    ) -> Vec<(StmtId, StmtId, u64, u64)> {
+        let fix = |c: &syncopt_ir::Cond, v: bool| {
+            let (Var::Value(iv), _) = *c.expr.terms.first()? else {
+                return None;
+            };
+            let q = *periods.get(&iv).filter(|&&q| (2..=64).contains(&q))?;
+            let (lp, f, lo) = const_start_loop(k, iv)?;
+            if permutation(k, lp, f).is_some_and(|(o, _)| rotation_period(&o).is_some()) {
+                return None;
+            }
+            residue_where(c, v, lo, f.step, q).map(|r| (lp, r))
+        };
+        let mut fixes = Vec::new();
+        branch_fixes(k, k.body, &mut Vec::new(), &fix, &mut fixes);
+        fixes
+            .into_iter()
+            .filter_map(|(op, lp, r)| match &k.stmts[lp].kind {
+                StmtKind::For(f) => Some((op, lp, r, *periods.get(&f.iv)?)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// For each descriptor through the rotating handles of one of `loops` (loop, period):
     /// its form in each residue of the iteration number, the handles bound to that residue's
     /// values (as `bind_parity` binds them), keyed by (descriptor, loop index, residue). Used
@@ -2750,11 +2782,24 @@ fn parity_fixes<'k>(
     known: &mut Vec<(&'k syncopt_ir::Cond, bool)>,
     out: &mut Vec<(StmtId, StmtId, u64)>,
 ) {
+    branch_fixes(k, b, known, &|c, v| parity_fix(k, c, v), out);
+}
+
+/// The ops under `b` with the loop and iteration residue `fix` gives for the innermost
+/// decided condition (of `known`, then of the uniform `if`s on one induction variable modulo
+/// a constant around them) it gives one for.
+fn branch_fixes<'k>(
+    k: &'k Kernel,
+    b: syncopt_ir::BlockId,
+    known: &mut Vec<(&'k syncopt_ir::Cond, bool)>,
+    fix: &impl Fn(&syncopt_ir::Cond, bool) -> Option<(StmtId, u64)>,
+    out: &mut Vec<(StmtId, StmtId, u64)>,
+) {
     for &s in &k.blocks[b].stmts {
         match &k.stmts[s].kind {
             StmtKind::Op(_) => {
                 for &(c, v) in known.iter().rev() {
-                    if let Some((lp, it)) = parity_fix(k, c, v) {
+                    if let Some((lp, it)) = fix(c, v) {
                         out.push((s, lp, it));
                         break;
                     }
@@ -2775,7 +2820,7 @@ fn parity_fixes<'k>(
                     if decided {
                         known.push((&i.cond, v));
                     }
-                    parity_fixes(k, blk, known, out);
+                    branch_fixes(k, blk, known, fix, out);
                     if decided {
                         known.pop();
                     }
@@ -2783,7 +2828,7 @@ fn parity_fixes<'k>(
             }
             kind => {
                 for c in kind.child_block_ids() {
-                    parity_fixes(k, c, known, out);
+                    branch_fixes(k, c, known, fix, out);
                 }
             }
         }

@@ -87,6 +87,10 @@ pub struct Reach {
     /// the first iterations of those around this loop. Leaving it forgets it (the loops
     /// crossed were it or inside it).
     pub later: Option<(u32, StmtId)>,
+    /// By nesting depth (`Residues::depth`), the loops around the current point whose back
+    /// edge some path crossed since it last entered them: a loop whose bit is clear is in its
+    /// first iteration. Leaving a loop clears its bit.
+    pub crossed: u64,
     /// Every path that crosses a back edge or exit left this loop from its last iteration
     /// first (`Carried::Exit`), whatever it crossed after: the copy is the one of the last
     /// iteration of some run of the loop.
@@ -101,6 +105,7 @@ impl Reach {
         same: false,
         carried: Carried::No,
         later: None,
+        crossed: 0,
         past: None,
         again: false,
     };
@@ -108,6 +113,7 @@ impl Reach {
         same: true,
         carried: Carried::No,
         later: None,
+        crossed: 0,
         past: None,
         again: false,
     };
@@ -135,6 +141,7 @@ impl Reach {
                 (None, x) | (x, None) => x,
                 (Some(a), Some(b)) => Some(a.min(b)),
             },
+            crossed: self.crossed | o.crossed,
             past,
             again,
         }
@@ -164,6 +171,7 @@ impl Reach {
             same: false,
             carried,
             later: self.later,
+            crossed: self.crossed,
             past,
             again: self.again && past.is_some(),
         };
@@ -172,6 +180,7 @@ impl Reach {
                 same: false,
                 carried: moved,
                 later: self.later,
+                crossed: self.crossed,
                 past: None,
                 again: false,
             })
@@ -688,6 +697,7 @@ pub struct Analysis<'a> {
     /// (`parity_frame`), their values in the then and else branches.
     #[allow(clippy::type_complexity)]
     parity: ParityFrames,
+    residues: Arc<Residues>,
     /// Effect places resolved in a frame: (op, effect index, frame id) -> place.
     framed: HashMap<(StmtId, usize, u32), u32>,
     /// Per statement (by index): its walk-order position and the end of its subtree's
@@ -814,6 +824,7 @@ impl<'a> Analysis<'a> {
             pinned: HashMap::default(),
             frame_steps: HashMap::default(),
             parity: Vec::new(),
+            residues: Arc::default(),
             framed: HashMap::default(),
             pre: Vec::new(),
             post: Vec::new(),
@@ -834,11 +845,13 @@ impl<'a> Analysis<'a> {
             cond_ivs,
             parity,
             if_loops,
+            residues,
         } = prep;
         a.pre = pre;
         a.post = post;
         a.cond_ivs = cond_ivs;
         a.parity = parity;
+        a.residues = Arc::new(residues);
         a.if_loops = if_loops;
         // Ops in the kernel's tree, by id (the order places are interned in).
         let mut reached = vec![false; k.stmts.len()];
@@ -1061,12 +1074,16 @@ impl<'a> Analysis<'a> {
                     self.facts.push((i.cond.clone(), true));
                 }
                 let fr = parity(self, true);
-                let mut out = self.block_framed(t, st.clone(), fr);
+                let mut then = st.clone();
+                self.enter_residue(s, 0, &mut then);
+                let mut out = self.block_framed(t, then, fr);
                 if fact {
                     if let Some(f) = self.facts.last_mut() {
                         f.1 = false;
                     }
                 }
+                let mut st = st;
+                self.enter_residue(s, 1, &mut st);
                 let mut other = match e {
                     Some(e) => {
                         let fr = parity(self, false);
@@ -1424,6 +1441,110 @@ impl<'a> Analysis<'a> {
         exits.unwrap_or_default()
     }
 
+    /// Branch `br` of `if` `s` runs in one residue of a loop's iteration (`Residues`): the
+    /// barrier-free paths of a copy that ran in a known residue of that loop and reach here in
+    /// another are not paths (the copy's iteration, or the next one, across one back edge of
+    /// the loop), as the barrier pass's `Key::res` does not follow them either.
+    fn enter_residue(&self, s: StmtId, br: usize, st: &mut State) {
+        let Some(Some(b)) = self.residues.branch.get(s.index()) else {
+            return;
+        };
+        let r = b.r[br];
+        if r == NO_RES {
+            return;
+        }
+        let inside = |x: StmtId, l: StmtId| {
+            let p = self.pre[x.index()];
+            self.pre[l.index()] < p && p < self.post[l.index()]
+        };
+        let whole = |srcs: &Srcs| !matches!(srcs, Srcs::Many(v) if v.len() >= SRCS_MAX);
+        // Every copy of `srcs` lies outside the loop and no path crossed its back edge since
+        // it entered it (`Reach::later`): its first iteration, residue 0.
+        let entered = |srcs: &Srcs, reach: &Reach| {
+            whole(srcs)
+                && srcs.iter().next().is_some()
+                && srcs.iter().all(|&c| !inside(c, b.lp))
+                && self
+                    .residues
+                    .depth
+                    .get(b.lp.index())
+                    .is_some_and(|&d| d < 64 && reach.crossed & (1 << d) == 0)
+        };
+        // The residue every copy of `srcs` ran in, when it is one of loop `b.lp`.
+        let residue = |srcs: &Srcs| {
+            if !whole(srcs) {
+                return None;
+            }
+            let mut out = None;
+            for &c in srcs.iter() {
+                match self.residues.op.get(c.index()).copied().flatten() {
+                    Some((lp, rc, _)) if lp == b.lp && out.is_none_or(|o| o == rc) => {
+                        out = Some(rc)
+                    }
+                    _ => return None,
+                }
+            }
+            out
+        };
+        let narrow = |reach: Reach, rc: Option<u8>| {
+            let same = reach.same && rc.is_none_or(|rc| rc == r);
+            // Left the loop and back inside it with no back edge of it crossed since: its
+            // first iteration, residue 0.
+            let first_run = reach.past == Some(b.lp) && !reach.again;
+            let carried = match reach.carried {
+                Carried::No => Carried::No,
+                _ if first_run && r != 0 => Carried::No,
+                Carried::One(m) if m == b.lp && rc.is_some_and(|rc| (rc + 1) % b.q != r) => {
+                    Carried::No
+                }
+                Carried::One(m) | Carried::Loop(m) | Carried::Exit(m)
+                    if inside(m, b.lp) && rc.is_some_and(|rc| rc != r) =>
+                {
+                    Carried::No
+                }
+                c => c,
+            };
+            if !same && carried == Carried::No {
+                return None;
+            }
+            let kept = carried != Carried::No;
+            Some(Reach {
+                same,
+                carried,
+                later: reach.later,
+                crossed: reach.crossed,
+                past: reach.past.filter(|_| kept),
+                again: reach.again && kept,
+            })
+        };
+        let narrow = |reach: Reach, srcs: &Srcs| {
+            if r != 0 && entered(srcs, &reach) {
+                return None;
+            }
+            narrow(reach, residue(srcs))
+        };
+        for e in st.values_mut() {
+            if let Some(l) = &mut e.live {
+                if l.free {
+                    match narrow(l.reach, &l.srcs) {
+                        Some(x) => l.reach = x,
+                        None => {
+                            l.free = false;
+                            l.reach = Reach::NONE;
+                            l.srcs = Srcs::Zero;
+                        }
+                    }
+                }
+            }
+            if let Some(u) = &mut e.unpub {
+                match narrow(u.0, &u.1) {
+                    Some(x) => u.0 = x,
+                    None => e.unpub = None,
+                }
+            }
+        }
+    }
+
     /// `r` across loop `lp`'s back edge (or exit): unchanged when `lp` lies around none of
     /// the copies `srcs` (their loops stay in their iterations).
     fn cross_reach(&self, mut r: Reach, srcs: &Srcs, lp: StmtId, exit: bool) -> Reach {
@@ -1442,6 +1563,13 @@ impl<'a> Analysis<'a> {
         }
         if !exit && r.past == Some(lp) {
             r.again = true;
+        }
+        if let Some(&d) = self.residues.depth.get(lp.index()).filter(|&&d| d < 64) {
+            if exit {
+                r.crossed &= !(1 << d);
+            } else {
+                r.crossed |= 1 << d;
+            }
         }
         if !r.same && matches!(r.carried, Carried::No | Carried::Many) {
             return r;
@@ -2178,6 +2306,7 @@ pub struct Prep {
     cond_ivs: BTreeSet<syncopt_ir::ValueId>,
     parity: ParityFrames,
     if_loops: HashMap<StmtId, Vec<StmtId>>,
+    residues: Residues,
 }
 
 /// Per uniform `if` on an induction variable modulo a constant: the handle values of its
@@ -2218,7 +2347,119 @@ impl Prep {
             cond_ivs,
             parity,
             if_loops,
+            residues: Residues::new(k),
         }
+    }
+}
+
+/// A uniform `if` on the variable of a loop with a constant start, modulo a constant: the
+/// loop, the variable's period `q` (`iv_periods`) and, per branch, the residue of the
+/// iteration number modulo `q` of every iteration that takes it (`NO_RES` when several).
+#[derive(Clone, Copy, Debug)]
+struct BranchRes {
+    lp: StmtId,
+    q: u8,
+    r: [u8; 2],
+}
+
+const NO_RES: u8 = u8::MAX;
+
+/// Where the iteration of a loop is known by its residue (the verifier tracks it, the barrier
+/// pass keys what an iteration leaves by it, `Key::res`): the `if`s that tell it, and for each
+/// op inside one of their branches, that loop and residue (the innermost such branch).
+#[derive(Default)]
+struct Residues {
+    branch: Vec<Option<BranchRes>>,
+    op: Vec<Option<(StmtId, u8, u8)>>,
+    /// Per loop: how many loops lie around it.
+    depth: Vec<u8>,
+}
+
+impl Residues {
+    fn new(k: &Kernel) -> Residues {
+        let periods = iv_periods(k);
+        let mut branch: Vec<Option<BranchRes>> = vec![None; k.stmts.len()];
+        let mut op: Vec<Option<(StmtId, u8, u8)>> = vec![None; k.stmts.len()];
+        let mut any = false;
+        k.walk(&mut |s, d| {
+            let StmtKind::If(i) = &d.kind else {
+                return;
+            };
+            if i.uniformity != syncopt_ir::Uniformity::Uniform {
+                return;
+            }
+            let [(syncopt_ir::Var::Value(iv), _)] = i.cond.expr.terms.as_slice() else {
+                return;
+            };
+            let syncopt_ir::ValueKind::Iv(lp) = k.values[*iv].kind else {
+                return;
+            };
+            let StmtKind::For(f) = &k.stmts[lp].kind else {
+                return;
+            };
+            let (syncopt_ir::Bound::Const(lo), Some(&q)) = (f.lo, periods.get(iv)) else {
+                return;
+            };
+            if !(2..=64).contains(&q) {
+                return;
+            }
+            let q = q as u64;
+            let r = [true, false].map(|v| {
+                syncopt_analysis::hazard::residue_where(&i.cond, v, lo, f.step, q)
+                    .map_or(NO_RES, |x| x as u8)
+            });
+            if r != [NO_RES; 2] {
+                any = true;
+                branch[s.index()] = Some(BranchRes { lp, q: q as u8, r });
+            }
+        });
+        if !any {
+            return Residues::default();
+        }
+        fn go(
+            k: &Kernel,
+            b: BlockId,
+            at: Option<(StmtId, u8, u8)>,
+            branch: &[Option<BranchRes>],
+            op: &mut [Option<(StmtId, u8, u8)>],
+        ) {
+            for &s in &k.blocks[b].stmts {
+                match &k.stmts[s].kind {
+                    StmtKind::Op(_) => op[s.index()] = at,
+                    StmtKind::If(i) => {
+                        let side = |x: usize| match branch[s.index()] {
+                            Some(br) if br.r[x] != NO_RES => Some((br.lp, br.r[x], br.q)),
+                            _ => at,
+                        };
+                        go(k, i.then_block, side(0), branch, op);
+                        if let Some(e) = i.else_block {
+                            go(k, e, side(1), branch, op);
+                        }
+                    }
+                    kind => {
+                        for c in kind.child_block_ids() {
+                            go(k, c, at, branch, op);
+                        }
+                    }
+                }
+            }
+        }
+        go(k, k.body, None, &branch, &mut op);
+        let mut depth = vec![u8::MAX; k.stmts.len()];
+        let mut stack = vec![(k.body, 0u8)];
+        while let Some((b, n)) = stack.pop() {
+            for &s in &k.blocks[b].stmts {
+                let d = &k.stmts[s].kind;
+                let inner = if let StmtKind::For(_) = d {
+                    depth[s.index()] = n;
+                    n.saturating_add(1)
+                } else {
+                    n
+                };
+                stack.extend(d.child_block_ids().map(|c| (c, inner)));
+            }
+        }
+        Residues { branch, op, depth }
     }
 }
 
@@ -2299,7 +2540,7 @@ fn enclosing_loops(
 
 /// Per induction variable, the residue period the verifier tracks: the lcm of the moduli it
 /// appears under (slot indices, `mod` conditions), kept only while it stays up to 64.
-fn iv_periods(k: &Kernel) -> BTreeMap<syncopt_ir::ValueId, i64> {
+pub(crate) fn iv_periods(k: &Kernel) -> BTreeMap<syncopt_ir::ValueId, i64> {
     fn gcd(a: i64, b: i64) -> i64 {
         if b == 0 {
             a

@@ -754,10 +754,17 @@ fn cross_thread(
             };
             // Left a loop from its last iteration first (`Reach::past`): where the copy's
             // form there is one fixed place, that is where it wrote, whatever came after.
+            // So is a copy's own descriptor where it is one place (bound to the residue of a
+            // parity branch), or its form in the one residue of a loop its branch runs in.
+            let own = res
+                .and_then(|(op_res, _)| op_res.get(&copy))
+                .map_or(a.desc, |&(lp, r, _)| in_residue(a.desc, (lp, r)));
+            let own = Some(own).filter(|&d| acc.one_place(d));
             let fixed = reach
                 .past
                 .and_then(|m| acc.last_bound(a.desc, m))
-                .filter(|&d| acc.one_place(d));
+                .filter(|&d| acc.one_place(d))
+                .or(own);
             // A consumer inside that loop, reached with no back edge of it crossed since:
             // the first iteration of the loop's next run.
             let rerun = reach
@@ -815,11 +822,29 @@ fn cross_thread(
         let mut loops: Vec<(StmtId, u64)> = res_ops.iter().map(|&(_, lp, _, q)| (lp, q)).collect();
         loops.sort_unstable();
         loops.dedup();
-        let forms = acc.residue_forms(k, &loops);
-        let op_res = res_ops
+        let mut forms = acc.residue_forms(k, &loops);
+        let mut op_res: BTreeMap<StmtId, (StmtId, u32, u32)> = res_ops
             .iter()
             .map(|&(op, lp, r, q)| (op, (lp, r as u32, q as u32)))
             .collect();
+        // The same for loops without handles, whose slot views on the variable take the
+        // residue's slots (the barrier pass keys a copy in such a branch by its residue).
+        let periods = dataflow::iv_periods(k)
+            .into_iter()
+            .map(|(v, q)| (v, q as u64))
+            .collect();
+        let plain = Accesses::plain_residue_ops(k, &periods);
+        if !plain.is_empty() {
+            let mut loops: Vec<(StmtId, u64)> =
+                plain.iter().map(|&(_, lp, _, q)| (lp, q)).collect();
+            loops.sort_unstable();
+            loops.dedup();
+            forms.extend(acc.plain_residue_forms(k, &loops));
+            forms.sort_unstable();
+            for (op, lp, r, q) in plain {
+                op_res.entry(op).or_insert((lp, r as u32, q as u32));
+            }
+        }
         let res: Residues = (op_res, forms);
         let up = firsts.get_or_insert_with(|| loop_parents(k));
         found.retain(|&(copy, consumer, reach, _)| {

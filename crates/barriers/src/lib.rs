@@ -2301,16 +2301,10 @@ impl<'c, 'k> Sim<'c, 'k> {
             entry.enter_loop(outer)
         } else if self.c.plain_res_loop(f) {
             // The state at the entry flows into the first iteration: residue 0 (async copies
-            // keep none, as in `plain_residue_ops`).
+            // too: async-waits' check knows a path that entered the loop and crossed none of
+            // its back edges is there, `Reach::crossed`).
             let mut e = entry;
-            let first = |k: &Key| if k.asy { NO_RES } else { 0 };
-            e.rekey(
-                |k| k.res == first(k),
-                |k| Key {
-                    res: first(&k),
-                    ..k
-                },
-            );
+            e.rekey(|k| k.res == 0, |k| Key { res: 0, ..k });
             e
         } else {
             entry
@@ -2585,19 +2579,30 @@ impl<'c, 'k> Sim<'c, 'k> {
     /// (`Accesses::residue_forms`), and what they meet later in this iteration runs in it
     /// too (seed 129). Async producers stay as they are (their consumers in the branch bind
     /// them, `Ctx::async_in_residue`). Accesses whose path put the iteration in another
-    /// residue do not enter the branch.
-    fn enter_branch(&self, st: &mut State, lp: u32, r: u8) {
+    /// residue do not enter the branch, nor, when `inner` (`lp` is the innermost loop with
+    /// bound forms around the branch, which `Key::first` is about), those pending since
+    /// before the loop's entry when `r` is not the first iteration's residue (executable
+    /// seed 143).
+    fn enter_branch(&self, st: &mut State, lp: u32, r: u8, inner: bool) {
         let c = self.c;
         let fits = |k: &Key| k.res == NO_RES && k.carried == 0 && !k.first && !k.back && !k.asy;
-        // A key whose path put the iteration in another residue never takes this branch.
-        let other = |k: &Key| k.res < OLD_RES && k.res != r;
+        // A key whose path put the iteration in another residue never takes this branch;
+        // nor does one pending since before the loop's entry (`Key::first`, `lp` the
+        // innermost loop with bound forms), in its first iteration, residue 0.
+        let other = |k: &Key| (k.res < OLD_RES && k.res != r) || (inner && k.first && r != 0);
         // Made one iteration before this one: in the residue before `r`.
         let before = match c.res_period(StmtId::new(lp as usize)) {
             Some(q) if q != FIRST_LATER && r < q => Some((r + q - 1) % q),
             _ => None,
         };
-        let prev =
-            |k: &Key| before.is_some() && k.prev && k.carried <= 1 && !k.first && !k.back && !k.asy;
+        // Async copies only in loops without handles: through a loop's handles, the
+        // residue's form would take the place of their per-iteration forms (executable seed
+        // 167).
+        let plain = matches!(&c.k.stmts[StmtId::new(lp as usize)].kind,
+            StmtKind::For(f) if f.iter_args.is_empty());
+        let prev = |k: &Key| {
+            before.is_some() && k.prev && k.carried <= 1 && !k.first && !k.back && (!k.asy || plain)
+        };
         if r == NO_RES || !st.m.keys().any(|k| fits(k) || other(k) || prev(k)) {
             return;
         }
@@ -2691,7 +2696,8 @@ impl<'c, 'k> Sim<'c, 'k> {
         let (res, outer) = (find(&c.if_res), find(&c.outer_res));
         let branch = |me: &Self, mut st: State, then: bool| {
             if let Some((_, lp, rt, re)) = res {
-                me.enter_branch(&mut st, lp, if then { rt } else { re });
+                let inner = c.inner_loop[d.then_block.index()] == lp;
+                me.enter_branch(&mut st, lp, if then { rt } else { re }, inner);
             }
             if let Some((_, lp, rt, re)) = outer {
                 me.enter_outer_branch(&mut st, lp, if then { rt } else { re });
@@ -2893,12 +2899,11 @@ fn branch_class(c: &syncopt_ir::Cond, v: bool, f: &ForData, q: u8) -> Option<u8>
 
 /// The residue (`Key::res`) each op of plain loop `lp` (`plain_residue_loops`, period `q`)
 /// runs in, where a uniform `if` on its variable tells it and `lp` is the innermost loop
-/// `Key::res` follows around the op (`res_loop`). Async ops only in first or later trips of
-/// a short exact loop (`FIRST_LATER`), which async-waits runs iteration by iteration as the
-/// verifier does; in a residue of a loop run as a fixpoint, async-waits, run on its own,
-/// compares a copy with its consumers in every residue and would warn where the barrier it
-/// relied on is missing (`generated_kernels_after_shared_barriers_have_no_warning`, seeds 29,
-/// 111, 151 and 183 at 5,000 ops with `SYNCOPT_LONG=1`).
+/// `Key::res` follows around the op (`res_loop`). Async copies too: async-waits' dataflow
+/// drops the barrier-free paths from a copy of a known residue that reach a branch of another
+/// (`Analysis::enter_residue`), and its check binds such copies to their residue's form
+/// (executable seeds 105, 143; before it did, seeds 29, 111, 151 and 183 at 5,000 ops of
+/// `generated_kernels_after_shared_barriers_have_no_warning` with `SYNCOPT_LONG=1` warned).
 fn plain_residue_ops(k: &Kernel, lp: StmtId, q: u8, res_loop: &[u32], op_res: &mut [u8]) {
     let StmtKind::For(f) = &k.stmts[lp].kind else {
         return;
@@ -2907,11 +2912,8 @@ fn plain_residue_ops(k: &Kernel, lp: StmtId, q: u8, res_loop: &[u32], op_res: &m
     while let Some((b, r)) = stack.pop() {
         for &s in &k.blocks[b].stmts {
             match &k.stmts[s].kind {
-                StmtKind::Op(op) => {
-                    if r != NO_RES
-                        && (q == FIRST_LATER || op.asynchronous.is_none())
-                        && res_loop[b.index()] == lp.index() as u32
-                    {
+                StmtKind::Op(_) => {
+                    if r != NO_RES && res_loop[b.index()] == lp.index() as u32 {
                         op_res[s.index()] = r;
                     }
                 }
