@@ -2378,88 +2378,105 @@ struct Residues {
 impl Residues {
     fn new(k: &Kernel) -> Residues {
         let periods = iv_periods(k);
-        let mut branch: Vec<Option<BranchRes>> = vec![None; k.stmts.len()];
-        let mut op: Vec<Option<(StmtId, u8, u8)>> = vec![None; k.stmts.len()];
-        let mut any = false;
-        k.walk(&mut |s, d| {
-            let StmtKind::If(i) = &d.kind else {
-                return;
-            };
-            if i.uniformity != syncopt_ir::Uniformity::Uniform {
-                return;
-            }
-            let [(syncopt_ir::Var::Value(iv), _)] = i.cond.expr.terms.as_slice() else {
-                return;
-            };
-            let syncopt_ir::ValueKind::Iv(lp) = k.values[*iv].kind else {
-                return;
-            };
-            let StmtKind::For(f) = &k.stmts[lp].kind else {
-                return;
-            };
-            let (syncopt_ir::Bound::Const(lo), Some(&q)) = (f.lo, periods.get(iv)) else {
-                return;
-            };
-            if !(2..=64).contains(&q) {
-                return;
-            }
-            let q = q as u64;
-            let r = [true, false].map(|v| {
-                syncopt_analysis::hazard::residue_where(&i.cond, v, lo, f.step, q)
-                    .map_or(NO_RES, |x| x as u8)
-            });
-            if r != [NO_RES; 2] {
-                any = true;
-                branch[s.index()] = Some(BranchRes { lp, q: q as u8, r });
-            }
-        });
-        if !any {
+        if periods.is_empty() {
             return Residues::default();
         }
-        fn go(
-            k: &Kernel,
-            b: BlockId,
-            at: Option<(StmtId, u8, u8)>,
-            branch: &[Option<BranchRes>],
-            op: &mut [Option<(StmtId, u8, u8)>],
-        ) {
-            for &s in &k.blocks[b].stmts {
-                match &k.stmts[s].kind {
-                    StmtKind::Op(_) => op[s.index()] = at,
-                    StmtKind::If(i) => {
-                        let side = |x: usize| match branch[s.index()] {
-                            Some(br) if br.r[x] != NO_RES => Some((br.lp, br.r[x], br.q)),
-                            _ => at,
-                        };
-                        go(k, i.then_block, side(0), branch, op);
-                        if let Some(e) = i.else_block {
-                            go(k, e, side(1), branch, op);
+        // The residues of the branches of `if` `i`, when it is one of those.
+        let classify = |i: &syncopt_ir::IfData| -> Option<BranchRes> {
+            if i.uniformity != syncopt_ir::Uniformity::Uniform {
+                return None;
+            }
+            let [(syncopt_ir::Var::Value(iv), _)] = i.cond.expr.terms.as_slice() else {
+                return None;
+            };
+            let syncopt_ir::ValueKind::Iv(lp) = k.values[*iv].kind else {
+                return None;
+            };
+            let StmtKind::For(f) = &k.stmts[lp].kind else {
+                return None;
+            };
+            let (syncopt_ir::Bound::Const(lo), Some(&q)) = (f.lo, periods.get(iv)) else {
+                return None;
+            };
+            if !(2..=64).contains(&q) {
+                return None;
+            }
+            let r = [true, false].map(|v| {
+                syncopt_analysis::hazard::residue_where(&i.cond, v, lo, f.step, q as u64)
+                    .map_or(NO_RES, |x| x as u8)
+            });
+            (r != [NO_RES; 2]).then_some(BranchRes { lp, q: q as u8, r })
+        };
+        struct Walk<'a, F> {
+            k: &'a Kernel,
+            classify: F,
+            out: Residues,
+            any: bool,
+        }
+        impl<F: Fn(&syncopt_ir::IfData) -> Option<BranchRes>> Walk<'_, F> {
+            fn go(&mut self, b: BlockId, at: Option<(StmtId, u8, u8)>, depth: u8) {
+                let k = self.k;
+                for &s in &k.blocks[b].stmts {
+                    match &k.stmts[s].kind {
+                        StmtKind::Op(op) => {
+                            if op.asynchronous.is_some() {
+                                self.out.op[s.index()] = at;
+                            }
                         }
-                    }
-                    kind => {
-                        for c in kind.child_block_ids() {
-                            go(k, c, at, branch, op);
+                        StmtKind::If(i) => {
+                            let br = (self.classify)(i);
+                            self.out.branch[s.index()] = br;
+                            self.any |= br.is_some();
+                            let side = |x: usize| match br {
+                                Some(br) if br.r[x] != NO_RES => Some((br.lp, br.r[x], br.q)),
+                                _ => at,
+                            };
+                            self.go(i.then_block, side(0), depth);
+                            if let Some(e) = i.else_block {
+                                self.go(e, side(1), depth);
+                            }
+                        }
+                        StmtKind::For(f) => {
+                            self.out.depth[s.index()] = depth;
+                            self.go(f.body, at, depth.saturating_add(1));
+                        }
+                        kind => {
+                            for c in kind.child_block_ids() {
+                                self.go(c, at, depth);
+                            }
                         }
                     }
                 }
             }
         }
-        go(k, k.body, None, &branch, &mut op);
-        let mut depth = vec![u8::MAX; k.stmts.len()];
-        let mut stack = vec![(k.body, 0u8)];
-        while let Some((b, n)) = stack.pop() {
-            for &s in &k.blocks[b].stmts {
-                let d = &k.stmts[s].kind;
-                let inner = if let StmtKind::For(_) = d {
-                    depth[s.index()] = n;
-                    n.saturating_add(1)
-                } else {
-                    n
-                };
-                stack.extend(d.child_block_ids().map(|c| (c, inner)));
+        let n = k.stmts.len();
+        let mut w = Walk {
+            k,
+            classify,
+            out: Residues {
+                branch: vec![None; n],
+                op: vec![None; n],
+                depth: vec![u8::MAX; n],
+            },
+            any: false,
+        };
+        w.go(k.body, None, 0);
+        if !w.any {
+            return Residues::default();
+        }
+        // Only the loops some branch names keep a depth: a path's `Reach::crossed` changes at
+        // no other loop (fewer distinct states to settle).
+        let mut out = w.out;
+        let mut named = vec![false; n];
+        for br in out.branch.iter().flatten() {
+            named[br.lp.index()] = true;
+        }
+        for (d, keep) in out.depth.iter_mut().zip(named) {
+            if !keep {
+                *d = u8::MAX;
             }
         }
-        Residues { branch, op, depth }
+        out
     }
 }
 
