@@ -1812,17 +1812,20 @@ impl Accesses {
     }
 
     /// Whether `d` names one fixed place: no induction variable; or none in its address and
-    /// no handle (a variable only its conditions name, `Desc::only`, tells which iterations
+    /// no handle but one its loop yields to itself (a variable only its conditions name,
+    /// `Desc::only`, tells which iterations
     /// run it, not where it goes). The form a loose async copy takes from a loop's last
     /// iteration is where it wrote only then (barrier pass and async-waits alike).
     pub fn one_place(&self, d: u32) -> bool {
         let d = &self.descs[d as usize];
         d.ivs.is_empty()
-            || (d
-                .regions
-                .iter()
-                .all(|r| r.handle.is_none() && r.outer.is_none())
-                && d.ivs.iter().all(|&v| !address_uses_iv(d, v)))
+            || (d.regions.iter().all(|r| {
+                // A handle that takes its next value from itself holds its initial value in
+                // every iteration (gen seed 482 on gfx1200).
+                r.handle
+                    .is_none_or(|(_, h, next)| h == next && h != OVERLAP)
+                    && r.outer.is_none()
+            }) && d.ivs.iter().all(|&v| !address_uses_iv(d, v)))
     }
 
     /// `d` made in some iteration of loop `lp`, after the loop (`Bind::exit`), when it has
@@ -4232,16 +4235,33 @@ impl Resolver<'_> {
             ValueKind::Result { stmt, index } => Some((stmt, index, true)),
             _ => None,
         };
-        // A handle its loop yields unchanged is its initial value in every iteration.
+        // A handle its loop yields unchanged is its initial value in every iteration; a
+        // result of an `if` whose branches both yield one value is that value (gen seed 998
+        // on gfx1250).
         let fixed = |mut v: ValueId| {
             for _ in 0..16 {
-                let ValueKind::IterArg { stmt, index } = k.values[v].kind else {
-                    break;
-                };
-                match &k.stmts[stmt].kind {
-                    StmtKind::For(f) if k.blocks[f.body].yields.get(index) == Some(&v) => {
-                        v = f.iter_args[index].1;
-                    }
+                match k.values[v].kind {
+                    ValueKind::IterArg { stmt, index } => match &k.stmts[stmt].kind {
+                        StmtKind::For(f) if k.blocks[f.body].yields.get(index) == Some(&v) => {
+                            v = f.iter_args[index].1;
+                        }
+                        _ => break,
+                    },
+                    ValueKind::Result { stmt, index } => match &k.stmts[stmt].kind {
+                        StmtKind::If(i) => {
+                            let Some(e) = i.else_block else {
+                                break;
+                            };
+                            match (
+                                k.blocks[i.then_block].yields.get(index),
+                                k.blocks[e].yields.get(index),
+                            ) {
+                                (Some(&a), Some(&b)) if a == b => v = a,
+                                _ => break,
+                            }
+                        }
+                        _ => break,
+                    },
                     _ => break,
                 }
             }

@@ -3701,3 +3701,85 @@ kernel @k(%n = 4) waves 4 {
         2,
     );
 }
+
+/// `syncopt gen --ops 100 --seed 482 --target gfx1200`, reduced: a loose async copy through
+/// an inner loop's handle started from an outer loop's handles, which that loop yields to
+/// themselves. Eight inner trips: the last copy writes `%A2` (the outer `%h8`, which holds
+/// its initial value in every iteration), so the write of `%A1` after both loops meets only
+/// copies the barrier at the top of the next inner iteration already ordered. The
+/// last-iteration form through such a handle is one place (`Accesses::one_place`, barrier
+/// pass and async-waits' check alike): one barrier, two before. With seven trips the last
+/// copy writes `%A1`: two.
+#[test]
+fn a_handle_yielded_to_itself_is_one_place() {
+    let src = r#"target gfx950
+
+kernel @k(%c = 1) waves 8 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 1024 at %A0 + 1024
+  %A2 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v0 = view %A1[512:1024]
+  op "gather_to_lds" async write %A1, read %G[tid * 2 + 3]
+  for %i6 = 0 to 16 iter(%h7 = %A1, %h8 = %A2) {
+    for %i9 = 0 to 8 iter(%h10 = %h8, %h11 = %h7) {
+      if uniform %c == 0 {
+        op "gather_to_lds" async write %h11, read %G[61440:65536]
+      }
+      yield %h11, %h10
+    }
+    yield %h7, %h8
+  }
+  op "ds_write" write %v0[256:512]
+}
+"#;
+    counts_on(
+        &[
+            Target::Gfx950,
+            Target::Gfx1200,
+            Target::Gfx1250,
+            Target::Sm90,
+        ],
+        src,
+        1,
+        ("for %i9 = 0 to 8", "for %i9 = 0 to 7"),
+        2,
+    );
+}
+
+/// `syncopt gen --ops 100 --seed 998 --target gfx1250`, reduced: the two results of a
+/// rotating loop that runs once are told apart; one of them reaches the next loop through an
+/// `if` whose branches both yield it. That `if`'s result is the loop's result
+/// (`Resolver::distinct_handles`), so the next loop's handles start apart and its copy and
+/// read never meet in one iteration: one barrier, two before. When the other branch yields
+/// the other result, the handles may start equal: two.
+#[test]
+fn an_if_yielding_one_value_on_both_sides_is_that_value() {
+    let src = r#"target gfx950
+
+kernel @k(%n) waves 8 {
+  %A0 = buffer workgroup 1024
+  %A2 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %r3, %r4 = for %i0 = 0 to %n iter(%h1 = %A0, %h2 = %A2) {
+    yield %h2, %h1
+  }
+  %x22 = if uniform %n > 4 {
+    yield %r3
+  } else {
+    yield %r3
+  }
+  for %i32 = 0 to %n max 64 iter(%h33 = %x22, %h34 = %r4) {
+    op "gather_to_lds" async write %h34, read %G
+    op "ds_read" read %h33
+    yield %h34, %h33
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        ("  } else {\n    yield %r3", "  } else {\n    yield %r4"),
+        2,
+    );
+}
