@@ -1067,7 +1067,12 @@ impl<'k> Ctx<'k> {
                 }
             }
             for &(lp, q) in &plain {
-                plain_residue_ops(k, lp, q, &res_loop, &mut op_res);
+                plain_residue_ops(k, lp, q, &res_loop, &mut op_res, false);
+            }
+            // Loops with handles too, for the loops in their branches (`Sim::leave`; ops
+            // have theirs from `res_ops`).
+            for &(lp, q) in &handle_loops {
+                plain_residue_ops(k, lp, q, &res_loop, &mut op_res, true);
             }
             c.op_res = op_res;
             c.if_res = branch_residues(k, &res_loop, &block_of, &c.res_loops, false);
@@ -2376,8 +2381,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             exit.set_res(OLD_RES);
         }
         // Inside a branch of one residue of the loop `Key::res` follows around it (a loop of
-        // `plain_res`): the path is in that residue (executable seed 317). Not for async
-        // producers, as in `plain_residue_ops`.
+        // `plain_res`, or one with handles): the path is in that residue (executable seeds
+        // 317, and 72 at 60 ops). Not for async producers.
         if let Some(&r) = c.k.blocks[f.body]
             .parent
             .and_then(|s| c.op_res.get(s.index()))
@@ -2904,7 +2909,14 @@ fn branch_class(c: &syncopt_ir::Cond, v: bool, f: &ForData, q: u8) -> Option<u8>
 /// (`Analysis::enter_residue`), and its check binds such copies to their residue's form
 /// (executable seeds 105, 143; before it did, seeds 29, 111, 151 and 183 at 5,000 ops of
 /// `generated_kernels_after_shared_barriers_have_no_warning` with `SYNCOPT_LONG=1` warned).
-fn plain_residue_ops(k: &Kernel, lp: StmtId, q: u8, res_loop: &[u32], op_res: &mut [u8]) {
+fn plain_residue_ops(
+    k: &Kernel,
+    lp: StmtId,
+    q: u8,
+    res_loop: &[u32],
+    op_res: &mut [u8],
+    loops_only: bool,
+) {
     let StmtKind::For(f) = &k.stmts[lp].kind else {
         return;
     };
@@ -2913,7 +2925,7 @@ fn plain_residue_ops(k: &Kernel, lp: StmtId, q: u8, res_loop: &[u32], op_res: &m
         for &s in &k.blocks[b].stmts {
             match &k.stmts[s].kind {
                 StmtKind::Op(_) => {
-                    if r != NO_RES && res_loop[b.index()] == lp.index() as u32 {
+                    if r != NO_RES && !loops_only && res_loop[b.index()] == lp.index() as u32 {
                         op_res[s.index()] = r;
                     }
                 }

@@ -3783,3 +3783,41 @@ kernel @k(%n) waves 8 {
         2,
     );
 }
+
+/// Executable seed 72 (60 ops), reduced: in the even iterations of a four-trip loop whose
+/// handles rotate `%A` and a view of `%D`, an inner loop reads through its own handles,
+/// started from `%B` and the outer `%cur6` (`%A` there). The next iteration writes
+/// `%cur6`, `%D` then. Leaving the inner loop, the path is still in the even iteration of the
+/// outer loop (`Sim::leave`: loops in a branch of one residue of a loop with handles take
+/// that residue now, as in loops without), so the write meets the read in its odd form: one
+/// barrier, two before. When the outer loop keeps its handles, `%cur6` is `%A` in every
+/// iteration: two.
+#[test]
+fn leaving_an_inner_loop_in_a_parity_branch_of_a_loop_with_handles_keeps_the_residue() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %d6 = view %D[0:1024]
+  for %i6 = 0 to 4 iter(%cur6 = %A, %nxt6 = %d6) {
+    op "ds_write" write %cur6[tid]
+    if uniform %i6 mod 2 == 0 {
+      for %i7 = 0 to %n max 4 iter(%cur7 = %B, %nxt7 = %cur6) {
+        op "ds_read" read %nxt7[tid + 64]
+        yield %nxt7, %cur7
+      }
+    }
+    yield %nxt6, %cur6
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        ("    yield %nxt6, %cur6", "    yield %cur6, %nxt6"),
+        2,
+    );
+}
