@@ -3720,7 +3720,10 @@ fn bytes_meet(range: Option<(u64, u64)>, (lo, hi): (u64, u64)) -> bool {
 /// to the slot's): then its address is the slot's start plus `sb` plus the word offset.
 fn stays_in_slot(l: &Lane, s: &SlotInfo, sb: u64) -> bool {
     let Some((t0, t1)) = l.tids else {
-        return false;
+        // Words over induction variables too: `make_desc` kept the slot only where the words
+        // of every thread, for every value of the variables, fit it, and `inner` records the
+        // bytes they touch (executable seed 36 at 200 ops).
+        return l.threads.is_some() && sb <= s.inner.0 && s.inner.1 <= s.size;
     };
     if t1 <= t0 {
         return true;

@@ -3821,3 +3821,39 @@ kernel @k(%n = 1) waves 2 {
         2,
     );
 }
+
+/// Executable seed 36 (200 ops), reduced: in a three-trip loop whose handles start from `%B`
+/// and a slot view of `%D`, one copy writes through the handle and one through the view, at
+/// words `tid + 64 * %i21` both. In the iteration where the handle is the view, the two meet
+/// only thread by thread: the words over the loop's variable stay in the slot (`make_desc`
+/// kept it only so; `stays_in_slot` now takes its recorded bytes where the words name a
+/// variable), so the same-thread test applies: one barrier, two before. One word apart, the
+/// copies meet across threads: two.
+#[test]
+fn words_over_a_variable_that_stay_in_their_slot_meet_thread_by_thread() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 4 {
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  for %i20 = 0 to %n max 4 {
+    %w20 = view %D slot (%i20) mod 2
+    for %i21 = 0 to 3 iter(%cur21 = %B, %nxt21 = %w20) {
+      op "gather_to_lds" async write %cur21[tid + %i21 * 64], read %G[tid + %i21 * 512 + 192]
+      op "gather_to_lds" async write %w20[tid + %i21 * 64], read %G[tid + %i21 * 512]
+      yield %nxt21, %cur21
+    }
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        (
+            "async write %w20[tid + %i21 * 64],",
+            "async write %w20[tid + %i21 * 64 + 1],",
+        ),
+        2,
+    );
+}
