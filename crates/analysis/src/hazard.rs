@@ -982,7 +982,7 @@ impl Accesses {
                 }
             }
         }
-        self.finish_forms(k, n0, out)
+        self.finish_forms(k, n0, out, loops)
     }
 
     /// `residue_forms` (`nested`: `nested_residue_forms`).
@@ -1066,7 +1066,7 @@ impl Accesses {
                 }
             }
         }
-        self.finish_forms(k, n0, out)
+        self.finish_forms(k, n0, out, &loops)
     }
 
     /// The descriptors made from `n0` on get their forms in each iteration of the exact
@@ -1077,10 +1077,41 @@ impl Accesses {
         k: &Kernel,
         n0: usize,
         mut out: Vec<((u32, u32, u32), u32)>,
+        loops: &[(StmtId, u64)],
     ) -> Vec<((u32, u32, u32), u32)> {
         self.bind_exact_ivs_from(k, n0);
         if self.iv_forms.len() < self.descs.len() {
             self.iv_forms.resize(self.descs.len(), Vec::new());
+        }
+        // A residue's form holds in that residue's iterations only: its forms in the others
+        // are none (executable seed 94 at 200 ops: the even form's second iteration met a
+        // write the odd one never makes). Every form from `n0` on is this call's own.
+        let mut allowed: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+        for &((_, lp, r), id) in &out {
+            if id as usize >= n0 && r < 64 {
+                *allowed.entry((id, lp)).or_default() |= 1 << r;
+            }
+        }
+        for ((id, lp), mask) in allowed {
+            let lp = StmtId::new(lp as usize);
+            let (Some(&(_, q)), StmtKind::For(f)) =
+                (loops.iter().find(|x| x.0 == lp), &k.stmts[lp].kind)
+            else {
+                continue;
+            };
+            if q == 0 {
+                continue;
+            }
+            for g in self.iv_forms[id as usize]
+                .iter_mut()
+                .filter(|g| g.iv == f.iv)
+            {
+                for (i, x) in g.forms.iter_mut().enumerate() {
+                    if mask & (1 << (i as u64 % q)) == 0 {
+                        *x = EMPTY_FORM;
+                    }
+                }
+            }
         }
         out.sort_unstable();
         out
@@ -1943,7 +1974,11 @@ impl Accesses {
                     }
                 }
                 _ => {
-                    let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| &g.forms);
+                    let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| {
+                        // Not the first iteration where `later` names this loop (executable
+                        // seed 94 at 200 ops), as below.
+                        &g.forms[usize::from(later == Some(g.iv)).min(g.forms.len())..]
+                    });
                     // Some iterations of this loop alone: each form fixes its variable, the
                     // loops around are in the same iteration.
                     let alone = a_carried == CARRIED_IN_LOOP && self.dist_iv(a) == Some(f.iv);

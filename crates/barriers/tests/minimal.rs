@@ -3857,3 +3857,37 @@ kernel @k(%n = 1) waves 4 {
         2,
     );
 }
+
+/// Executable seed 94 (200 ops), reduced: a three-trip loop whose handles rotate `%A` and
+/// `%C` reads `%A` in an inner loop of its odd trip, at the words its next trip, even, writes
+/// through `%cur23` thread by thread. The read's key takes the even residue at the back edge
+/// and meets the write in that residue's form, whose iteration forms are now those of the
+/// residue's iterations only (`finish_forms`: not the odd trip's, with `%A` where `%C` is) and
+/// not the first one (`Key::later`, now also where the key is some iterations back): one
+/// barrier on wave 64, two before (none on wave 32, one before). With the read one thread
+/// further, the threads differ: two (one).
+#[test]
+fn a_residue_form_has_no_forms_in_other_residues() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %C = buffer workgroup 2048
+  for %i23 = 0 to 3 iter(%cur23 = %A, %nxt23 = %C) {
+    op "ds_write" write %cur23[tid + %i23 * 64]
+    if uniform %i23 mod 2 == 1 {
+      for %i24 = 0 to 3 {
+        op "ds_read" read %C[tid + 192]
+        if uniform %i24 mod 2 == 0 {
+          op "ds_read" read %A[tid + 128]
+        }
+      }
+    }
+    yield %nxt23, %cur23
+  }
+}
+"#;
+    let change = ("read %A[tid + 128]", "read %A[tid + 64]");
+    counts_on(&[Target::Gfx942, Target::Gfx950], src, 1, change, 2);
+    counts_on(&[Target::Gfx1250, Target::Sm90], src, 0, change, 1);
+}
