@@ -881,15 +881,14 @@ impl Accesses {
         periods: &BTreeMap<ValueId, u64>,
     ) -> Vec<(StmtId, StmtId, u64, u64)> {
         let fix = |c: &syncopt_ir::Cond, v: bool| {
-            let (Var::Value(iv), _) = *c.expr.terms.first()? else {
+            let (lp, r, _) = iv_residue(k, c, v, periods)?;
+            let StmtKind::For(f) = &k.stmts[lp].kind else {
                 return None;
             };
-            let q = *periods.get(&iv).filter(|&&q| (2..=64).contains(&q))?;
-            let (lp, f, lo) = const_start_loop(k, iv)?;
             if permutation(k, lp, f).is_some_and(|(o, _)| rotation_period(&o).is_some()) {
                 return None;
             }
-            residue_where(c, v, lo, f.step, q).map(|r| (lp, r))
+            r.map(|r| (lp, r))
         };
         let mut fixes = Vec::new();
         branch_fixes(k, k.body, &mut Vec::new(), &fix, &mut fixes);
@@ -2954,6 +2953,25 @@ fn parity_fix(k: &Kernel, c: &syncopt_ir::Cond, v: bool) -> Option<(StmtId, u64)
     let (orbits, _) = permutation(k, lp, f)?;
     let q = rotation_period(&orbits)?;
     residue_where(c, v, lo, f.step, q).map(|it| (lp, it))
+}
+
+/// For condition `c` on the variable of a loop with a constant start alone (modulo a
+/// constant), whose period in `periods` (the lcm of the moduli it appears under) is 2 to 64:
+/// that loop, the residue of the iteration number modulo the period of every iteration where
+/// `c` is `v` (`None` when several), and the period. The residue branches async-waits'
+/// check and dataflow follow.
+pub fn iv_residue(
+    k: &Kernel,
+    c: &syncopt_ir::Cond,
+    v: bool,
+    periods: &BTreeMap<ValueId, u64>,
+) -> Option<(StmtId, Option<u64>, u64)> {
+    let [(Var::Value(iv), _)] = c.expr.terms.as_slice() else {
+        return None;
+    };
+    let q = *periods.get(iv).filter(|&&q| (2..=64).contains(&q))?;
+    let (lp, f, lo) = const_start_loop(k, *iv)?;
+    Some((lp, residue_where(c, v, lo, f.step, q), q))
 }
 
 /// The residue modulo `q` of the iteration number of a loop starting at `lo` by `step` in

@@ -2377,7 +2377,10 @@ struct Residues {
 
 impl Residues {
     fn new(k: &Kernel) -> Residues {
-        let periods = iv_periods(k);
+        let periods: BTreeMap<syncopt_ir::ValueId, u64> = iv_periods(k)
+            .into_iter()
+            .map(|(v, q)| (v, q as u64))
+            .collect();
         if periods.is_empty() {
             return Residues::default();
         }
@@ -2386,25 +2389,10 @@ impl Residues {
             if i.uniformity != syncopt_ir::Uniformity::Uniform {
                 return None;
             }
-            let [(syncopt_ir::Var::Value(iv), _)] = i.cond.expr.terms.as_slice() else {
-                return None;
-            };
-            let syncopt_ir::ValueKind::Iv(lp) = k.values[*iv].kind else {
-                return None;
-            };
-            let StmtKind::For(f) = &k.stmts[lp].kind else {
-                return None;
-            };
-            let (syncopt_ir::Bound::Const(lo), Some(&q)) = (f.lo, periods.get(iv)) else {
-                return None;
-            };
-            if !(2..=64).contains(&q) {
-                return None;
-            }
-            let r = [true, false].map(|v| {
-                syncopt_analysis::hazard::residue_where(&i.cond, v, lo, f.step, q as u64)
-                    .map_or(NO_RES, |x| x as u8)
-            });
+            let sides = [true, false]
+                .map(|v| syncopt_analysis::hazard::iv_residue(k, &i.cond, v, &periods));
+            let (lp, _, q) = sides.iter().flatten().next().copied()?;
+            let r = sides.map(|x| x.and_then(|x| x.1).map_or(NO_RES, |r| r as u8));
             (r != [NO_RES; 2]).then_some(BranchRes { lp, q: q as u8, r })
         };
         struct Walk<'a, F> {
