@@ -677,7 +677,7 @@ pub struct Analysis<'a> {
     facts: Vec<(syncopt_ir::Cond, bool)>,
     /// Per induction variable, the period of the residue the verifier tracks (the lcm of the
     /// moduli it appears under in slot indices and conditions, up to 64).
-    iv_mod: BTreeMap<syncopt_ir::ValueId, i64>,
+    iv_mod: BTreeMap<syncopt_ir::ValueId, u64>,
     /// Handles of the exactly unrolled loops around the current point, with the value each is
     /// in the iteration being analysed (innermost last).
     frame: Vec<(syncopt_ir::ValueId, syncopt_ir::ValueId)>,
@@ -816,7 +816,7 @@ impl<'a> Analysis<'a> {
             cond_ivs: BTreeSet::new(),
             env: BTreeMap::new(),
             facts: Vec::new(),
-            iv_mod: iv_periods(k),
+            iv_mod: BTreeMap::new(),
             frame: Vec::new(),
             frame_id: 0,
             frame_ids: HashMap::default(),
@@ -845,12 +845,14 @@ impl<'a> Analysis<'a> {
             cond_ivs,
             parity,
             if_loops,
+            iv_mod,
             residues,
         } = prep;
         a.pre = pre;
         a.post = post;
         a.cond_ivs = cond_ivs;
         a.parity = parity;
+        a.iv_mod = iv_mod;
         a.residues = Arc::new(residues);
         a.if_loops = if_loops;
         // Ops in the kernel's tree, by id (the order places are interned in).
@@ -1275,7 +1277,9 @@ impl<'a> Analysis<'a> {
         };
         !c.expr.terms.is_empty()
             && c.expr.terms.iter().all(|&(v, _)| match v {
-                syncopt_ir::Var::Value(v) => self.iv_mod.get(&v).is_some_and(|&l| l % m == 0),
+                syncopt_ir::Var::Value(v) => {
+                    self.iv_mod.get(&v).is_some_and(|&l| l % m as u64 == 0)
+                }
                 _ => false,
             })
     }
@@ -2306,6 +2310,7 @@ pub struct Prep {
     cond_ivs: BTreeSet<syncopt_ir::ValueId>,
     parity: ParityFrames,
     if_loops: HashMap<StmtId, Vec<StmtId>>,
+    iv_mod: BTreeMap<syncopt_ir::ValueId, u64>,
     residues: Residues,
 }
 
@@ -2339,6 +2344,7 @@ impl Prep {
                 }
             }
         });
+        let iv_mod = iv_periods(k);
         let mut if_loops = HashMap::default();
         enclosing_loops(k, k.body, &mut Vec::new(), &mut if_loops);
         Prep {
@@ -2347,7 +2353,8 @@ impl Prep {
             cond_ivs,
             parity,
             if_loops,
-            residues: Residues::new(k),
+            residues: Residues::new(k, &iv_mod),
+            iv_mod,
         }
     }
 }
@@ -2376,11 +2383,7 @@ struct Residues {
 }
 
 impl Residues {
-    fn new(k: &Kernel) -> Residues {
-        let periods: BTreeMap<syncopt_ir::ValueId, u64> = iv_periods(k)
-            .into_iter()
-            .map(|(v, q)| (v, q as u64))
-            .collect();
+    fn new(k: &Kernel, periods: &BTreeMap<syncopt_ir::ValueId, u64>) -> Residues {
         if periods.is_empty() {
             return Residues::default();
         }
@@ -2389,8 +2392,8 @@ impl Residues {
             if i.uniformity != syncopt_ir::Uniformity::Uniform {
                 return None;
             }
-            let sides = [true, false]
-                .map(|v| syncopt_analysis::hazard::iv_residue(k, &i.cond, v, &periods));
+            let sides =
+                [true, false].map(|v| syncopt_analysis::hazard::iv_residue(k, &i.cond, v, periods));
             let (lp, _, q) = sides.iter().flatten().next().copied()?;
             let r = sides.map(|x| x.and_then(|x| x.1).map_or(NO_RES, |r| r as u8));
             (r != [NO_RES; 2]).then_some(BranchRes { lp, q: q as u8, r })
@@ -2545,7 +2548,7 @@ fn enclosing_loops(
 
 /// Per induction variable, the residue period the verifier tracks: the lcm of the moduli it
 /// appears under (slot indices, `mod` conditions), kept only while it stays up to 64.
-pub(crate) fn iv_periods(k: &Kernel) -> BTreeMap<syncopt_ir::ValueId, i64> {
+pub(crate) fn iv_periods(k: &Kernel) -> BTreeMap<syncopt_ir::ValueId, u64> {
     fn gcd(a: i64, b: i64) -> i64 {
         if b == 0 {
             a
@@ -2580,7 +2583,7 @@ pub(crate) fn iv_periods(k: &Kernel) -> BTreeMap<syncopt_ir::ValueId, i64> {
             note(&i.cond.expr, i.cond.modulo);
         }
     });
-    out
+    out.into_iter().map(|(v, l)| (v, l as u64)).collect()
 }
 
 /// Conflicts from weakest to strongest.

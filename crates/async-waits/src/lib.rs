@@ -829,11 +829,7 @@ fn cross_thread(
             .collect();
         // The same for loops without handles, whose slot views on the variable take the
         // residue's slots (the barrier pass keys a copy in such a branch by its residue).
-        let periods = dataflow::iv_periods(k)
-            .into_iter()
-            .map(|(v, q)| (v, q as u64))
-            .collect();
-        let plain = Accesses::plain_residue_ops(k, &periods);
+        let plain = Accesses::plain_residue_ops(k, &dataflow::iv_periods(k));
         if !plain.is_empty() {
             let mut loops: Vec<(StmtId, u64)> =
                 plain.iter().map(|&(_, lp, _, q)| (lp, q)).collect();
