@@ -781,14 +781,24 @@ fn cross_thread(
                 },
                 _ => None,
             };
+            // One back edge of a loop of at most two trips: the consumer runs in its second
+            // iteration, the last (the barrier pass binds it there too, `Key::back`).
+            let last = match reach.carried {
+                Carried::One(m) => match &k.stmts[m].kind {
+                    StmtKind::For(f) if f.trips().max == Some(2) => Some(m),
+                    _ => None,
+                },
+                _ => None,
+            };
             let dists = reach
                 .same
-                .then(|| (same_iteration(a.desc), 0, None, None))
+                .then(|| (same_iteration(a.desc), 0, None, None, None))
                 .into_iter()
-                .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next)));
-            dists.into_iter().any(|(x, d, rerun, next)| {
+                .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next, last)));
+            dists.into_iter().any(|(x, d, rerun, next, last)| {
                 ids(consumer).iter().any(|&b| {
                     let b = acc.accesses[b as usize].desc;
+                    let b = last.map_or(b, |m| acc.last_bound(b, m).unwrap_or(b));
                     let b = next.map_or(b, |n| in_residue(b, n));
                     let b = rerun.map_or(b, |m| acc.first_bound(b, m));
                     if entered.is_empty() {

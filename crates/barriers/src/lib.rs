@@ -544,8 +544,20 @@ impl State {
     /// Out of loop `lp` after its last iteration: the accesses of that iteration through the
     /// loop's handles are bound to the values the handles had in it (known trip count); no
     /// access is older than an entry any more.
-    fn leave_loop(&mut self, acc: &Accesses, loose: &[bool], lp: Option<StmtId>) {
+    fn leave_loop(&mut self, acc: &Accesses, loose: &[bool], lp: Option<(StmtId, ValueId)>) {
+        let iv = lp.map(|l| l.1);
+        let lp = lp.map(|l| l.0);
+        // Made some iterations before the last of this loop and of no other (the key's only
+        // loop is this one): made in some iteration of it, its exit form, as in the same
+        // iteration of the loops around (exec seed 119 at 200 ops).
+        let earlier = |k: &Key| {
+            matches!(k.carried, 1 | CARRIED_IN_LOOP)
+                && !k.asy
+                && iv.is_some()
+                && acc.dist_iv(k.desc) == iv
+        };
         let bind = |k: &Key| match (k.carried, lp) {
+            (_, Some(lp)) if earlier(k) => acc.exit_bound(k.desc, lp),
             // A loose async producer only to one fixed place (async-waits follows it there
             // from the loop's last iteration, `Reach::past`); it stays loose (`Key::pin`).
             (0, Some(lp)) if is_loose(k, loose) => {
@@ -587,10 +599,44 @@ impl State {
             k.prev = false;
             k.later = false;
             if let Some(d) = bind(&k) {
+                if earlier(&k) {
+                    k.carried = 0;
+                }
                 if k.asy && k.pin == NO_PIN && loose[k.desc as usize] {
                     k.pin = lp.map_or(NO_PIN, |l| l.index() as u32);
                 }
                 k.desc = d;
+            }
+            self.insert(k, s, a);
+        }
+        recycle(old);
+    }
+
+    /// Leaving loop `lp` (variable `iv`): a key whose address moves with it in its words
+    /// alone, or not at all (it ran only in some iterations), takes its form without the
+    /// variable (`Accesses::loop_exit`), in the same iteration of the loops around: one made
+    /// in the last iteration, or some iterations back in this loop alone. Not async producers
+    /// (async-waits compares them unbound).
+    fn leave_only(&mut self, acc: &Accesses, lp: StmtId, iv: ValueId) {
+        let form = |k: &Key| -> Option<u32> {
+            if k.asy {
+                return None;
+            }
+            let e = acc.loop_exit(k.desc, lp)?;
+            match k.carried {
+                0 => Some(e),
+                1 | CARRIED_IN_LOOP if acc.dist_iv(k.desc) == Some(iv) => Some(e),
+                _ => None,
+            }
+        };
+        if !self.m.keys().any(|k| form(k).is_some()) {
+            return;
+        }
+        let old = self.m.take();
+        for &(mut k, (s, a)) in &old {
+            if let Some(e) = form(&k) {
+                k.desc = e;
+                k.carried = 0;
             }
             self.insert(k, s, a);
         }
@@ -841,6 +887,7 @@ impl<'k> Ctx<'k> {
             // After the parity forms: a descriptor they made may be rebound again.
             acc.bind_residue_slots(k);
             acc.bind_first_ivs(k);
+            acc.bind_loop_exits(k);
         };
         let (base, point_block, weight, flat, dead, span) = if two {
             std::thread::scope(|sc| {
@@ -1298,9 +1345,9 @@ impl<'k> Ctx<'k> {
                     self.acc.first_bound(d, lp)
                 }
             }
-        } else if k.back && !k.asy {
-            // The loop's second iteration: the last one when the trip count is 2. (Not for
-            // an async producer: async-waits compares its consumers there unbound.)
+        } else if k.back {
+            // The loop's second iteration: the last one when the trip count is 2 (async
+            // producers too: async-waits binds their consumers there, `Carried::One`).
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
                 lp => self
@@ -2376,7 +2423,11 @@ impl<'c, 'k> Sim<'c, 'k> {
             // async-waits does (`Carried::Exit`); one through a handle or `if` result stays
             // unbound (async-waits loses the binding once the copy crosses a back edge of a
             // loop around this one too).
-            exit.leave_loop(&c.acc, &c.async_loose, c.k.blocks[f.body].parent);
+            exit.leave_loop(
+                &c.acc,
+                &c.async_loose,
+                c.k.blocks[f.body].parent.map(|l| (l, f.iv)),
+            );
         } else if c.plain_res_loop(f) {
             exit.set_res(OLD_RES);
         }
@@ -2403,6 +2454,9 @@ impl<'c, 'k> Sim<'c, 'k> {
                     },
                 );
             }
+        }
+        if let Some(lp) = c.k.blocks[f.body].parent {
+            exit.leave_only(&c.acc, lp, f.iv);
         }
         exit.carry(&c.acc, f.iv, true);
         exit
