@@ -723,7 +723,17 @@ fn cross_thread(
             // Paths that cross only loop `m` and loops inside it (`Carried::One`/`Loop`)
             // leave the copy in the iteration of the consumer unless its address depends on
             // the variable of one of those loops.
-            let ivs = &acc.descs[a.desc as usize].ivs;
+            // Out of a loop from its last iteration (`Reach::past`, or `Carried::Exit` of it
+            // straight after): the copy's form made in some iteration of that loop, the same
+            // iteration of the loops around, where its address moves with the loop's
+            // variable in its words alone or not at all (`Accesses::loop_exit`; the barrier
+            // pass binds it there too, exec seed 108 at 200 ops).
+            let base = match (reach.past, reach.carried) {
+                (Some(m), _) | (None, Carried::Exit(m)) => acc.loop_exit(a.desc, m),
+                _ => None,
+            }
+            .unwrap_or(a.desc);
+            let ivs = &acc.descs[base as usize].ivs;
             let moved = |m: StmtId| {
                 ivs.iter().any(|&v| match k.values[v].kind {
                     ValueKind::Iv(l) => l == m || inside(l, m),
@@ -732,18 +742,18 @@ fn cross_thread(
             };
             let carried = match reach.carried {
                 Carried::No => None,
-                Carried::Many => Some((a.desc, 2)),
+                Carried::Many => Some((base, 2)),
                 Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) if !moved(m) => {
-                    Some((a.desc, 0))
+                    Some((base, 0))
                 }
                 Carried::One(m) => Some((
-                    a.desc,
+                    base,
                     match &k.stmts[m].kind {
                         StmtKind::For(f) if ivs.as_slice() == [f.iv] => 1,
                         _ => 2,
                     },
                 )),
-                Carried::Loop(_) => Some((a.desc, 2)),
+                Carried::Loop(_) => Some((base, 2)),
                 // From the loop's last iteration: its form there, when the loop has one
                 // (the same iteration as every later access once no variable is left).
                 Carried::Exit(m) => Some(match acc.last_bound(a.desc, m) {
@@ -828,6 +838,7 @@ fn cross_thread(
         acc.bind_parity(k);
         acc.bind_residue_slots(k);
         acc.bind_first_ivs(k);
+        acc.bind_loop_exits(k);
         let res_ops = acc.residue_ops(k);
         let mut loops: Vec<(StmtId, u64)> = res_ops.iter().map(|&(_, lp, _, q)| (lp, q)).collect();
         loops.sort_unstable();

@@ -615,17 +615,16 @@ impl State {
     /// Leaving loop `lp` (variable `iv`): a key whose address moves with it in its words
     /// alone, or not at all (it ran only in some iterations), takes its form without the
     /// variable (`Accesses::loop_exit`), in the same iteration of the loops around: one made
-    /// in the last iteration, or some iterations back in this loop alone. Not async producers
-    /// (async-waits compares them unbound).
+    /// in the last iteration, or some iterations back in this loop alone (async producers:
+    /// the last iteration only, as async-waits' check takes them).
     fn leave_only(&mut self, acc: &Accesses, lp: StmtId, iv: ValueId) {
         let form = |k: &Key| -> Option<u32> {
-            if k.asy {
-                return None;
-            }
             let e = acc.loop_exit(k.desc, lp)?;
             match k.carried {
                 0 => Some(e),
-                1 | CARRIED_IN_LOOP if acc.dist_iv(k.desc) == Some(iv) => Some(e),
+                // Not async producers: async-waits takes the form only for a copy of the
+                // loop's last iteration (`Reach::past`).
+                1 | CARRIED_IN_LOOP if !k.asy && acc.dist_iv(k.desc) == Some(iv) => Some(e),
                 _ => None,
             }
         };
@@ -1158,6 +1157,14 @@ impl<'k> Ctx<'k> {
                         _ => true,
                     };
                 }
+            }
+        }
+        // A copy's form out of a loop (`State::leave_only`) is a copy's, loose where it was.
+        for (d, e) in c.acc.loop_exit_forms() {
+            let (d, e) = (d as usize, e as usize);
+            if e < async_desc.len() {
+                async_desc[e] |= async_desc[d];
+                async_loose[e] |= async_loose[d];
             }
         }
         c.async_desc = async_desc;

@@ -4150,3 +4150,80 @@ kernel @k(%n = 1) waves 4 {
         2,
     );
 }
+
+/// Executable seed 108 (200 ops), reduced: the copy in the odd trip of a two-trip inner loop
+/// (`Desc::only`) writes the outer slot `%r13` through `%cur14`; the next outer iteration
+/// reads the other slot. Leaving the inner loop from its last trip, the copy takes its form
+/// without the inner variable (`Accesses::loop_exit`), async producers too, as async-waits'
+/// check now takes it for a copy of a loop's last iteration (`Reach::past`, or
+/// `Carried::Exit` straight after): the outer slot's variable is one iteration back after
+/// the outer back edge. One barrier (between the read and the write or copy of a trip); two
+/// before. With `%r13` a fixed quarter of `%D`, both.
+#[test]
+fn an_async_copy_leaves_a_loop_without_the_iterations_it_ran_in() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4, %p = 1) waves 2 {
+  %A = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i13 = 0 to 3 {
+    %r13 = view %D slot (%i13 + 1) mod 2
+    for %i14 = 0 to 2 iter(%cur14 = %A, %nxt14 = %r13) {
+      op "ds_read" read %nxt14[-tid + 255]
+      if uniform %i14 mod 2 == 0 {
+        op "ds_write" write %nxt14[tid + 128]
+      } else {
+        op "gather_to_lds" async write %cur14[tid + 128], read %G[tid + %i14 * 256]
+      }
+      yield %nxt14, %cur14
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        (
+            "%r13 = view %D slot (%i13 + 1) mod 2",
+            "%r13 = view %D[0:1024]",
+        ),
+        2,
+    );
+}
+
+/// Executable seed 41 (200 ops), reduced: reads of the next slot `%r1` whose words move
+/// with the inner loop meet, some inner iterations later, the copies into this iteration's
+/// slot `%w1`. Some iterations back in that loop alone (`CARRIED_IN_LOOP`), an access whose
+/// slot indices do not move with it is compared slot by slot as in the same iteration, its
+/// words anywhere (`desc_conflict`): the slots differ. One barrier (after the write before
+/// the inner loop); two before. With `%r1` this iteration's slot, both.
+#[test]
+fn some_iterations_back_only_the_words_move() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1, %p = 0) waves 8 {
+  %D = buffer workgroup 8192
+  %G = buffer global 32768
+  for %i1 = 0 to %n max 4 {
+    %w1 = view %D slot (%i1) mod 2
+    %r1 = view %D slot (%i1 + 1) mod 2
+    op "ds_write" write %r1[tid]
+    for %i2 = 0 to %n max 4 {
+      op "gather_to_lds" async write %w1[tid + 512], read %G[tid + %i2 * 1024]
+      op "ds_read" read %r1[tid + %i2 * 64 + 128]
+    }
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        (
+            "%r1 = view %D slot (%i1 + 1) mod 2",
+            "%r1 = view %D slot (%i1) mod 2",
+        ),
+        2,
+    );
+}
