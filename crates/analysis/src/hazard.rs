@@ -3797,11 +3797,16 @@ fn dist_iv(d: &Desc, nested: bool) -> Option<(ValueId, i64)> {
             return Some((v, st));
         }
     }
+    // An `OVERLAP` handle takes no handle rule (`desc_conflict`): its regions are every value
+    // it may take, in any iteration, and the innermost loop's distance holds for it as for
+    // a buffer (exec seed 37 at 500 ops: an inner loop's handles both starting at `%B`).
+    let rotates = d
+        .regions
+        .iter()
+        .any(|r| r.handle.is_some_and(|h| h.1 != OVERLAP));
     match (d.ivs.as_slice(), d.steps.as_slice()) {
         ([v], [st]) => Some((*v, *st)),
-        ([.., v], [.., st]) if nested && !d.regions.iter().any(|r| r.handle.is_some()) => {
-            Some((*v, *st))
-        }
+        ([.., v], [.., st]) if nested && !rotates => Some((*v, *st)),
         _ => None,
     }
 }

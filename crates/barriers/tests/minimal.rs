@@ -4227,3 +4227,41 @@ kernel @k(%n = 1, %p = 0) waves 8 {
         2,
     );
 }
+
+/// Executable seed 37 (500 ops), reduced: in the even trips of the outer loop both handles
+/// of the inner loop start at `%B` (an `OVERLAP` rotation: no handle rule), and each thread
+/// writes its own word, the same in every inner trip. Such a handle gives its innermost
+/// loop's distance like a buffer (`dist_iv`): one inner trip back, the words meet only
+/// their own thread's. Two barriers on the wave-64 targets (three before). With the words
+/// moving with the inner variable, other threads' words meet: three.
+#[test]
+fn overlapping_handles_keep_the_inner_loop_distance() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3, %p = 1) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  for %i41 = 0 to 4 iter(%cur41 = %B, %nxt41 = %A) {
+    op "ds_read" read %nxt41[1024:2048]
+    op "ds_write" write %A[tid + 256]
+    if uniform %i41 mod 2 == 0 {
+      for %i42 = 0 to %n max 4 iter(%cur42 = %cur41, %nxt42 = %B) {
+        op "ds_write" write %nxt42[tid + %i41 * 64 + 64]
+        yield %nxt42, %cur42
+      }
+    }
+    yield %nxt41, %cur41
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        2,
+        (
+            "write %nxt42[tid + %i41 * 64 + 64]",
+            "write %nxt42[tid + %i42 * 64 + 64]",
+        ),
+        3,
+    );
+}
