@@ -861,6 +861,29 @@ impl Accesses {
         id
     }
 
+    /// The handle forms of `d` (first, last, exit iterations of its loops with handles), each
+    /// taken through `f` where it applies (interned in `forms`), for a descriptor made from
+    /// `d` the same way.
+    fn map_binds(
+        &mut self,
+        d: u32,
+        forms: &mut FxMap<Desc, u32>,
+        f: impl Fn(&Desc) -> Option<Desc>,
+    ) -> Vec<Bind> {
+        let mut b = self.binds[d as usize].clone();
+        for x in &mut b {
+            for g in [&mut x.first, &mut x.last, &mut x.exit] {
+                if *g == u32::MAX {
+                    continue;
+                }
+                if let Some(nf) = self.descs.get(*g as usize).and_then(&f) {
+                    *g = self.intern_form(forms, nf);
+                }
+            }
+        }
+        b
+    }
+
     /// A new descriptor `nd` standing for `old` (one per pair: never shared with an access
     /// that is not rebound), recorded in `orig` as (new, old).
     fn intern_rebound(
@@ -1454,19 +1477,8 @@ impl Accesses {
                     // The handle forms `bind_handles` made for `d` (first, last, exit
                     // iterations of the loops with handles), restricted the same way: the
                     // op runs in those iterations only, whichever form it takes (seed 698).
-                    let mut b = self.binds[d as usize].clone();
-                    for x in &mut b {
-                        for f in [&mut x.first, &mut x.last, &mut x.exit] {
-                            if *f == u32::MAX {
-                                continue;
-                            }
-                            let nf = self.descs.get(*f as usize);
-                            if let Some(nf) = nf.and_then(|x| restrict(x, &masks, &ivs_exact)) {
-                                *f = self.intern_form(&mut forms, nf);
-                            }
-                        }
-                    }
-                    self.binds[id as usize] = b;
+                    self.binds[id as usize] =
+                        self.map_binds(d, &mut forms, |x| restrict(x, &masks, &ivs_exact));
                 }
                 done.insert((d, set), id);
                 self.accesses[a as usize].desc = id;
@@ -1702,21 +1714,9 @@ impl Accesses {
                     // iterations of their loops) take the slot too, where they keep the
                     // variable (exec seed 112 at 200 ops: an inner loop's handle started
                     // from a slot of the outer variable, in a parity branch of it).
-                    let mut b = self.binds[d as usize].clone();
-                    for x in &mut b {
-                        for g in [&mut x.first, &mut x.last, &mut x.exit] {
-                            if *g == u32::MAX {
-                                continue;
-                            }
-                            let nf = self.descs.get(*g as usize);
-                            if let Some(nf) =
-                                nf.and_then(|x| residue_slot_form(x, iv, c, v, lo, f.step))
-                            {
-                                *g = self.intern_form(&mut forms, nf);
-                            }
-                        }
-                    }
-                    self.binds[id as usize] = b;
+                    self.binds[id as usize] = self.map_binds(d, &mut forms, |x| {
+                        residue_slot_form(x, iv, c, v, lo, f.step)
+                    });
                 }
                 done.insert(key, id);
                 self.accesses[a as usize].desc = id;
