@@ -1517,6 +1517,17 @@ impl Accesses {
         self.exact = Some(ivs_exact);
     }
 
+    /// `d` in the last of `n` iterations of the exact loop of `iv` (its iteration form
+    /// there, `iv_forms`), when it has one and runs in it.
+    pub fn last_iv_form(&self, d: u32, iv: ValueId, n: u64) -> Option<u32> {
+        let f = self.forms_of(d).iter().find(|f| f.iv == iv)?;
+        let len = f.forms.len() as u64;
+        if len == 0 || n == 0 {
+            return None;
+        }
+        Some(f.forms[((n - 1) % len) as usize]).filter(|&x| x != EMPTY_FORM)
+    }
+
     /// Every (descriptor, its form out of some loop) of `loop_exits`.
     pub fn loop_exit_forms(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.loop_exits.iter().map(|x| (x.0, x.2))
@@ -1535,10 +1546,13 @@ impl Accesses {
     }
 
     /// `loop_exits` for the loops of unknown trips (no exact iterations to bind, no iteration
-    /// forms): a descriptor whose words move with the loop's variable, through no handle of
-    /// the loop and in no slot index, leaves it as its words' regions (exec seed 119 at 200
-    /// ops: words of an outer slot read in an inner loop, met by the next outer iteration's
-    /// write to the other slot). Used by the barrier pass.
+    /// forms): a descriptor whose words move with the loop's variable, through no rotating
+    /// handle of the loop and in no slot index, leaves it as its words' regions (exec seed
+    /// 119 at 200 ops: words of an outer slot read in an inner loop, met by the next outer
+    /// iteration's write to the other slot); and for every loop, one whose address does not
+    /// move with it (through an `OVERLAP` handle of it at most) leaves it as it is, without
+    /// the variable (exec seed 368 at 100 ops). Before `bind_first_ivs`, so that the forms
+    /// get iteration forms in the exact loops around. Used by the barrier pass.
     pub fn bind_loop_exits(&mut self, k: &Kernel) {
         let exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
         let mut forms: FxMap<Desc, u32> = FxMap::default();
@@ -1552,11 +1566,14 @@ impl Accesses {
                 let StmtKind::For(f) = &k.stmts[lp].kind else {
                     continue;
                 };
-                if exact.contains_key(&iv)
-                    || f.trips().exact().is_some()
+                // An exact loop's iteration forms fix the words that move with it; a handle
+                // of an `OVERLAP` rotation is every value it may take in any iteration.
+                let exact_loop = exact.contains_key(&iv) || f.trips().exact().is_some();
+                let words = address_uses_iv(desc, iv);
+                if (exact_loop && words)
                     || desc.only.iter().any(|o| o.0 == iv)
                     || desc.regions.iter().any(|r| {
-                        r.handle.is_some_and(|h| h.0 == lp)
+                        r.handle.is_some_and(|h| h.0 == lp && h.1 != OVERLAP)
                             || r.slot
                                 .as_ref()
                                 .is_some_and(|x| x.index.coef(Var::Value(iv)) != 0)
@@ -1568,8 +1585,10 @@ impl Accesses {
                     continue;
                 }
                 let mut e = desc.clone();
-                e.owner = None;
-                e.lane = None;
+                if words {
+                    e.owner = None;
+                    e.lane = None;
+                }
                 remove_iv(&mut e, iv);
                 made.push((d as u32, lp, e));
             }

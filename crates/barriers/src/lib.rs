@@ -612,6 +612,29 @@ impl State {
         recycle(old);
     }
 
+    /// Leaving an exact loop of `n` trips (variable `iv`): a key made in its last iteration
+    /// takes its iteration form there (`Accesses::last_iv_form`), the variable fixed (exec
+    /// seed 368 at 100 ops). Not async producers (async-waits binds them by handles alone).
+    fn leave_last(&mut self, acc: &Accesses, iv: ValueId, n: u64) {
+        let form = |k: &Key| -> Option<u32> {
+            if k.asy || k.carried != 0 {
+                return None;
+            }
+            acc.last_iv_form(k.desc, iv, n)
+        };
+        if !self.m.keys().any(|k| form(k).is_some()) {
+            return;
+        }
+        let old = self.m.take();
+        for &(mut k, (s, a)) in &old {
+            if let Some(e) = form(&k) {
+                k.desc = e;
+            }
+            self.insert(k, s, a);
+        }
+        recycle(old);
+    }
+
     /// Leaving loop `lp` (variable `iv`): a key whose address moves with it in its words
     /// alone, or not at all (it ran only in some iterations), takes its form without the
     /// variable (`Accesses::loop_exit`), in the same iteration of the loops around: one made
@@ -885,8 +908,8 @@ impl<'k> Ctx<'k> {
             acc.bind_parity(k);
             // After the parity forms: a descriptor they made may be rebound again.
             acc.bind_residue_slots(k);
-            acc.bind_first_ivs(k);
             acc.bind_loop_exits(k);
+            acc.bind_first_ivs(k);
         };
         let (base, point_block, weight, flat, dead, span) = if two {
             std::thread::scope(|sc| {
@@ -2463,6 +2486,9 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
         }
         if let Some(lp) = c.k.blocks[f.body].parent {
+            if let (syncopt_ir::Bound::Const(_), Some(n)) = (f.lo, f.trips().exact()) {
+                exit.leave_last(&c.acc, f.iv, n);
+            }
             exit.leave_only(&c.acc, lp, f.iv);
         }
         exit.carry(&c.acc, f.iv, true);

@@ -4265,3 +4265,41 @@ kernel @k(%n = 3, %p = 1) waves 4 {
         3,
     );
 }
+
+/// Executable seed 368 (100 ops), reduced: the inner loop's handles start at `%nxt15` and
+/// `%A`, which may be the same (`OVERLAP`), and each thread writes words that move with the
+/// outer variable alone. With the inner loop's distance kept (`dist_iv`), the writes need a
+/// barrier between outer trips only (one before the outer body: 4 dynamic, where one in the
+/// inner body ran 16 times at the session's start); leaving the inner loop the write takes
+/// its form without the inner variable (`Accesses::bind_loop_exits`), and leaving the exact
+/// outer loop from its last trip, its form there (`State::leave_last`): words 512 on, which
+/// the copy into words 0-511 after the loop never meets. One barrier (two with the `dist_iv`
+/// rule alone). With three outer trips the last writes words 448 on: a second barrier after
+/// the loop.
+#[test]
+fn the_last_trip_of_an_exact_loop_leaves_in_its_iteration_form() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1, %p = 1) waves 8 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  %G = buffer global 32768
+  op "ds_read" read %A[2048:4096]
+  for %i15 = 0 to 4 iter(%cur15 = %A, %nxt15 = %B) {
+    for %i16 = 0 to 4 iter(%cur16 = %nxt15, %nxt16 = %A) {
+      op "ds_write" write %nxt16[tid + %i15 * 64 + 320]
+      yield %nxt16, %cur16
+    }
+    yield %nxt15, %cur15
+  }
+  op "gather_to_lds" async write %A[tid], read %G[tid + 320]
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        ("for %i15 = 0 to 4 ", "for %i15 = 0 to 3 "),
+        2,
+    );
+}
