@@ -4302,4 +4302,8 @@ kernel @k(%n = 1, %p = 1) waves 8 {
         ("for %i15 = 0 to 4 ", "for %i15 = 0 to 3 "),
         2,
     );
+    // The barrier runs once per outer trip, not in the inner body (as at the session's
+    // start, which placed it there: 16 dynamic barriers instead of 4).
+    let text = inserted_verified(src, Target::Gfx950);
+    assert!(text.contains("    barrier\n    for %i16"), "{text}");
 }
