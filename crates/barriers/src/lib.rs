@@ -622,17 +622,13 @@ impl State {
             }
             acc.last_iv_form(k.desc, iv, n)
         };
-        if !self.m.keys().any(|k| form(k).is_some()) {
-            return;
-        }
-        let old = self.m.take();
-        for &(mut k, (s, a)) in &old {
-            if let Some(e) = form(&k) {
-                k.desc = e;
-            }
-            self.insert(k, s, a);
-        }
-        recycle(old);
+        self.rekey(
+            |k| form(k).is_none(),
+            |k| match form(&k) {
+                Some(desc) => Key { desc, ..k },
+                None => k,
+            },
+        );
     }
 
     /// Leaving loop `lp` (variable `iv`): a key whose address moves with it in its words
@@ -651,18 +647,17 @@ impl State {
                 _ => None,
             }
         };
-        if !self.m.keys().any(|k| form(k).is_some()) {
-            return;
-        }
-        let old = self.m.take();
-        for &(mut k, (s, a)) in &old {
-            if let Some(e) = form(&k) {
-                k.desc = e;
-                k.carried = 0;
-            }
-            self.insert(k, s, a);
-        }
-        recycle(old);
+        self.rekey(
+            |k| form(k).is_none(),
+            |k| match form(&k) {
+                Some(desc) => Key {
+                    desc,
+                    carried: 0,
+                    ..k
+                },
+                None => k,
+            },
+        );
     }
 
     fn strict_subset(&self, o: &State) -> bool {
