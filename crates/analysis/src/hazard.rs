@@ -4542,6 +4542,15 @@ impl Resolver<'_> {
                         _ => break,
                     },
                     ValueKind::Result { stmt, index } => match &k.stmts[stmt].kind {
+                        // A loop that yields a handle unchanged leaves it as it came in,
+                        // whatever its trips (plain gen seed 203 on gfx1250).
+                        StmtKind::For(f)
+                            if index < f.iter_args.len()
+                                && k.blocks[f.body].yields.get(index)
+                                    == Some(&f.iter_args[index].0) =>
+                        {
+                            v = f.iter_args[index].1;
+                        }
                         StmtKind::If(i) => {
                             let Some(e) = i.else_block else {
                                 break;
