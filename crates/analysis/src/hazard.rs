@@ -966,6 +966,86 @@ impl Accesses {
         self.forms_in_residues(k, loops, false)
     }
 
+    /// For the loops of `loops` (loop, period) inside no loop whose results are told apart
+    /// (`LoopInfo::top`): each descriptor through their results (or through handles of other
+    /// loops started from them), with the results taken after a trip count congruent to `t`
+    /// modulo the period, for each `t` where that differs. Keyed (descriptor, loop index, `t`)
+    /// and sorted. Used by the barrier pass for what an access made in a known residue of
+    /// such a loop's last trip meets after it (the verifier keeps one context per residue of
+    /// the trip count of such a loop).
+    pub fn top_exit_forms(
+        &mut self,
+        k: &Kernel,
+        loops: &[(StmtId, u64)],
+    ) -> Vec<((u32, u32, u32), u32)> {
+        let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
+        let loops: Vec<(StmtId, u64)> = loops
+            .iter()
+            .copied()
+            .filter(|&(lp, q)| {
+                // The handles' values after `T` trips repeat with their period: `T` modulo
+                // `q` tells them when the period divides `q`.
+                let period = match &k.stmts[lp].kind {
+                    StmtKind::For(f) => {
+                        permutation(k, lp, f).and_then(|(o, _)| rotation_period(&o))
+                    }
+                    _ => None,
+                };
+                exact.top.contains(&lp)
+                    && (1..=64).contains(&q)
+                    && period.is_some_and(|p| q % p == 0)
+            })
+            .collect();
+        let mut out: Vec<((u32, u32, u32), u32)> = Vec::new();
+        if loops.is_empty() {
+            return out;
+        }
+        if self.binds.len() < self.descs.len() {
+            self.binds.resize(self.descs.len(), Vec::new());
+        }
+        let n0 = self.descs.len();
+        let mut intern: FxMap<Desc, u32> = FxMap::default();
+        let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        for d in 0..n0 {
+            if !self.descs[d].regions.iter().any(|r| r.handle.is_some()) {
+                continue;
+            }
+            let Some(src) = self.descs[d].bind.as_deref().cloned() else {
+                continue;
+            };
+            let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
+            for &(lp, q) in &loops {
+                for t in 0..q {
+                    let r = resolvers.entry((lp, t)).or_insert_with(|| {
+                        let mut r = Resolver::new(k, &exact);
+                        r.fix_exit = Some((lp, t));
+                        r
+                    });
+                    let regions = r.regions(src.value);
+                    if regions.is_empty() {
+                        continue;
+                    }
+                    let mut nd = make_desc(k, mode, regions, &src.sel.selector(), src.threads);
+                    // The loop's own variable goes with its handles' marks.
+                    if nd.ivs.iter().any(|v| !ivs.contains(v)) {
+                        continue;
+                    }
+                    if nd.regions.iter().any(|g| g.handle.is_some()) {
+                        nd.bind = Some(Box::new(src.clone()));
+                    }
+                    if nd == self.descs[d] {
+                        continue;
+                    }
+                    let id = self.intern_in(&mut intern, nd);
+                    out.push(((d as u32, lp.index() as u32, t as u32), id));
+                }
+            }
+        }
+        self.bind_exact_ivs_from(k, n0);
+        out.sort_unstable();
+        out
+    }
+
     /// `residue_forms` for loops `loops` that are not the innermost loop with handles around
     /// the branch: the descriptors through handles of a loop inside one of them (or of the
     /// loop itself), with that loop's handles bound to each residue's values (an inner loop
@@ -4101,6 +4181,9 @@ struct Resolver<'k> {
     /// The results of `if` `.0` taken from branch `.1` alone (0: then, 1: else); of loop
     /// `.0` with side 0, its initial values (no trip ran).
     fix_if: Option<(StmtId, usize)>,
+    /// The results of loop `.0` after a trip count congruent to `.1` modulo its handles'
+    /// period: its initial values rotated that far (`Accesses::top_exit_forms`).
+    fix_exit: Option<(StmtId, u64)>,
     /// Set when the fixed loop's handles could not be bound (they do not rotate).
     unbound: bool,
     /// A rotating loop whose handles take any value of their orbits without becoming its
@@ -4144,6 +4227,7 @@ impl<'k> Resolver<'k> {
             rotations: FxMap::default(),
             fix: None,
             fix_if: None,
+            fix_exit: None,
             unbound: false,
             open: None,
         }
@@ -4365,6 +4449,21 @@ impl<'k> Resolver<'k> {
                             r.kept |= r.slot.is_some();
                         }
                         return self.finish(v, zero, outer_cut);
+                    }
+                }
+                // A trip count known modulo the handles' period binds the results as a known
+                // count does (`fix_exit`).
+                if let (Some((x, t)), StmtKind::For(f)) = (self.fix_exit, &k.stmts[stmt].kind) {
+                    if x == stmt && index < f.iter_args.len() {
+                        if let Some((orbits, _)) = permutation(k, stmt, f) {
+                            let orbit = &orbits[index];
+                            let m = orbit[(t % orbit.len() as u64) as usize];
+                            let mut exact = self.regions(f.iter_args[m].1);
+                            for r in &mut exact {
+                                r.kept |= r.slot.is_some();
+                            }
+                            return self.finish(v, exact, outer_cut);
+                        }
                     }
                 }
                 // A known trip count binds the results whatever the initial values: a

@@ -4337,3 +4337,36 @@ kernel @k(%n = 0) waves 8 {
 "#;
     minimal_counts(src, 1, ("iter(%h24 = %r10)", "iter(%h24 = %r9)"), 2);
 }
+
+/// Plain gen seed 879 (100 ops on sm_80 and sm_90), reduced: the read of `%A1` left pending
+/// at the exit of a top-level loop of unknown trips was made in an even trip, its last: the
+/// trip count is odd, so `%r29` is `%A0` and the copy into it meets nothing pending. The
+/// key takes the trip count's residue out of the loop (`Key::exit`), and the copy meets it
+/// in its form after such a count (`Accesses::top_exit_forms`). Two barriers (three
+/// before). With the read in the odd trips, the count is even and `%r29` is `%A1`: three.
+#[test]
+fn the_residue_of_the_last_trip_tells_the_results_of_a_top_level_loop() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 0) waves 16 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 8192
+  %G = buffer global 1048576
+  %r28, %r29 = for %i25 = 0 to %n iter(%h26 = %A0, %h27 = %A1) {
+    op "ds_read" read %h27
+    op "lds_copy" write %A1, read %h27
+    if uniform %i25 mod 2 == 0 {
+      op "ds_read" read %A1
+    }
+    yield %h27, %h26
+  }
+  op "gather_to_lds" async write %r29, read %G
+}
+"#;
+    minimal_counts(
+        src,
+        2,
+        ("if uniform %i25 mod 2 == 0", "if uniform %i25 mod 2 == 1"),
+        3,
+    );
+}
