@@ -98,6 +98,12 @@ pub struct Reach {
     /// With `past`: some path crossed that loop's back edge after leaving it (else a point
     /// inside it is in the first iteration of its next run).
     pub again: bool,
+    /// Every copy of the entry ran in one residue of a loop's iteration, as its paths told
+    /// (a branch on that loop's variable entered in the copy's own iteration): (loop, the
+    /// residue, its period). A fact about the copies, whatever the paths cross after; the
+    /// check binds a copy that left that loop from its last iteration to that residue's
+    /// form, as the barrier pass's `Key::ares` does (plain gen seed 139 on sm_90).
+    pub res: Option<(StmtId, u8, u8)>,
 }
 
 impl Reach {
@@ -108,6 +114,7 @@ impl Reach {
         crossed: 0,
         past: None,
         again: false,
+        res: None,
     };
     const FRESH: Reach = Reach {
         same: true,
@@ -116,7 +123,12 @@ impl Reach {
         crossed: 0,
         past: None,
         again: false,
+        res: None,
     };
+    /// No path at all.
+    fn empty(&self) -> bool {
+        !self.same && self.carried == Carried::No
+    }
     fn join(self, o: Reach) -> Reach {
         let carried = match (self.carried, o.carried) {
             (Carried::No, c) | (c, Carried::No) => c,
@@ -134,6 +146,13 @@ impl Reach {
             _ => self.past.filter(|&m| o.past == Some(m)),
         };
         let again = past.is_some() && (self.again || o.again);
+        let res = if self.empty() {
+            o.res
+        } else if o.empty() {
+            self.res
+        } else {
+            self.res.filter(|_| self.res == o.res)
+        };
         Reach {
             same: self.same || o.same,
             carried,
@@ -144,6 +163,7 @@ impl Reach {
             crossed: self.crossed | o.crossed,
             past,
             again,
+            res,
         }
     }
     /// Across loop `lp`'s back edge (or its exit), which lies around some copy of the entry;
@@ -174,6 +194,7 @@ impl Reach {
             crossed: self.crossed,
             past,
             again: self.again && past.is_some(),
+            res: self.res,
         };
         if self.same {
             out.join(Reach {
@@ -183,6 +204,7 @@ impl Reach {
                 crossed: self.crossed,
                 past: None,
                 again: false,
+                res: self.res,
             })
         } else {
             out
@@ -1490,7 +1512,7 @@ impl<'a> Analysis<'a> {
             }
             out
         };
-        let narrow = |reach: Reach, rc: Option<u8>| {
+        let narrow = |reach: Reach, rc: Option<u8>, inner: bool| {
             let same = reach.same && rc.is_none_or(|rc| rc == r);
             // Left the loop and back inside it with no back edge of it crossed since: its
             // first iteration, residue 0.
@@ -1519,13 +1541,23 @@ impl<'a> Analysis<'a> {
                 crossed: reach.crossed,
                 past: reach.past.filter(|_| kept),
                 again: reach.again && kept,
+                // Paths that stay in the copy's iteration: it ran in this residue (the
+                // copy made in this iteration of the loop: no back edge or exit crossed).
+                res: match reach.res {
+                    None if inner && same && carried == Carried::No => Some((b.lp, r, b.q)),
+                    x => x,
+                },
             })
         };
         let narrow = |reach: Reach, srcs: &Srcs| {
             if r != 0 && entered(srcs, &reach) {
                 return None;
             }
-            narrow(reach, residue(srcs))
+            // Every copy inside the loop, reached in its own iteration (`narrow`).
+            let inner = whole(srcs)
+                && srcs.iter().next().is_some()
+                && srcs.iter().all(|&c| inside(c, b.lp));
+            narrow(reach, residue(srcs), inner)
         };
         for e in st.values_mut() {
             if let Some(l) = &mut e.live {

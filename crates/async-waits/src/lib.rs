@@ -681,6 +681,7 @@ fn cross_thread(
     type Residues = (
         BTreeMap<StmtId, (StmtId, u32, u32)>,
         Vec<((u32, u32, u32), u32)>,
+        Vec<(StmtId, u64)>,
     );
     let conflict = |acc: &Accesses,
                     firsts: Option<(&[Option<StmtId>], &Residues)>,
@@ -693,12 +694,12 @@ fn cross_thread(
         };
         // `d` with loop `m`'s handles bound to residue `r`'s values, where it has that form.
         let in_residue = |d: u32, (m, r): (StmtId, u32)| match res {
-            Some((_, forms)) => forms
+            Some((_, forms, _)) => forms
                 .binary_search_by_key(&(d, m.index() as u32, r), |x| x.0)
                 .map_or(d, |i| forms[i].1),
             None => d,
         };
-        let same_iteration = |d: u32| match res.and_then(|(op_res, _)| op_res.get(&consumer)) {
+        let same_iteration = |d: u32| match res.and_then(|(op_res, _, _)| op_res.get(&consumer)) {
             Some(&(lp, r, _)) if inside(copy, lp) => in_residue(d, (lp, r)),
             _ => d,
         };
@@ -766,9 +767,24 @@ fn cross_thread(
             // form there is one fixed place, that is where it wrote, whatever came after.
             // So is a copy's own descriptor where it is one place (bound to the residue of a
             // parity branch), or its form in the one residue of a loop its branch runs in.
+            // Or, leaving from its last iteration the loop whose residue its paths told
+            // (`Reach::res`), that residue's form (modulo the handles' period `p`, which
+            // divides the variable's period `q` the paths count in).
+            let told = || {
+                let (lp, r, q) = reach.res?;
+                if reach.past != Some(lp) && reach.carried != Carried::Exit(lp) {
+                    return None;
+                }
+                let (_, _, loops) = res?;
+                let i = loops.binary_search_by_key(&lp, |x| x.0).ok()?;
+                let p = loops[i].1;
+                (p > 0 && u64::from(q) % p == 0).then(|| (lp, (u64::from(r) % p) as u32))
+            };
             let own = res
-                .and_then(|(op_res, _)| op_res.get(&copy))
-                .map_or(a.desc, |&(lp, r, _)| in_residue(a.desc, (lp, r)));
+                .and_then(|(op_res, _, _)| op_res.get(&copy))
+                .map(|&(lp, r, _)| (lp, r))
+                .or_else(told)
+                .map_or(a.desc, |x| in_residue(a.desc, x));
             let own = Some(own).filter(|&d| acc.one_place(d));
             let fixed = reach
                 .past
@@ -785,7 +801,7 @@ fn cross_thread(
                 (c, _) => c.map(|(x, d)| (x, d, None)),
             };
             let next = match (reach.carried, res) {
-                (Carried::One(m), Some((op_res, _))) => match op_res.get(&copy) {
+                (Carried::One(m), Some((op_res, _, _))) => match op_res.get(&copy) {
                     Some(&(lp, r, q)) if lp == m && q > 0 => Some((m, (r + 1) % q)),
                     _ => None,
                 },
@@ -862,7 +878,7 @@ fn cross_thread(
                 op_res.entry(op).or_insert((lp, r as u32, q as u32));
             }
         }
-        let res: Residues = (op_res, forms);
+        let res: Residues = (op_res, forms, loops);
         let up = firsts.get_or_insert_with(|| loop_parents(k));
         found.retain(|&(copy, consumer, reach, _)| {
             conflict(&acc, Some((up, &res)), copy, consumer, reach)

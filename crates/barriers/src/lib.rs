@@ -183,6 +183,13 @@ struct Key {
     /// results meet them in their form after such a count too (`Ctx::exit_forms`; plain gen
     /// seed 879 at 100 ops on sm_90). `NO_EXIT` else.
     exit: u32,
+    /// An async producer made in the current iteration of the innermost loop with handles
+    /// around the current point, whose path entered a branch of residue `ares` of that loop
+    /// (`Sim::enter_branch`): the copy ran in that residue. Leaving the loop from that
+    /// iteration it takes that residue's form (`Ctx::res_forms`), as async-waits' check
+    /// does (`Reach::res`; plain gen seed 139 on sm_90). `NO_RES` else; cleared entering an
+    /// inner loop with handles.
+    ares: u8,
 }
 
 /// `Key::exit`: none.
@@ -516,6 +523,11 @@ impl State {
         self.rekey(|k| k.br == br, |k| Key { br, ..k });
     }
 
+    /// Every key's `Key::ares` forgotten.
+    fn clear_ares(&mut self) {
+        self.rekey(|k| k.ares == NO_RES, |k| Key { ares: NO_RES, ..k });
+    }
+
     /// Marks every pending access as older than the entry of the loop about to run; `outer`:
     /// the innermost loop with handles around it (`Key::up`).
     fn enter_loop(&self, outer: u32) -> State {
@@ -530,6 +542,7 @@ impl State {
                     first: true,
                     back: false,
                     res: NO_RES,
+                    ares: NO_RES,
                     prev: false,
                     later: false,
                     up: if k.asy || outer == u32::MAX {
@@ -749,6 +762,11 @@ struct Ctx<'k> {
     asy: Vec<bool>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
     wave: u64,
+    /// Monolithic barriers only: what is in flight at a join is what the placement saw.
+    /// Split placement moves signals before copies the barrier does not cover, which
+    /// async-waits then sees in flight beside others (`Key::ares`; gen seed 139's kernel on
+    /// gfx1250).
+    whole_barriers: bool,
     /// Threads of the workgroup (waves x wave size): a fencing named barrier over this many
     /// threads orders like the default barrier.
     threads: u64,
@@ -1021,6 +1039,7 @@ impl<'k> Ctx<'k> {
             exit_loops: Vec::new(),
             // Only AMD waves are lockstep (see `Target::lockstep_threads`).
             wave: target.lockstep_threads(),
+            whole_barriers: false,
             threads,
             span,
             memo: !NO_MEMO.with(|m| m.get()),
@@ -1177,9 +1196,7 @@ impl<'k> Ctx<'k> {
                 .res_loops
                 .iter()
                 .filter(|&&(lp, q)| {
-                    q != FIRST_LATER
-                        && c.loop_binds[lp.index()]
-                        && c.res_loops.iter().filter(|x| x.0 == lp).count() == 1
+                    q != FIRST_LATER && c.loop_binds[lp.index()] && c.one_period(lp)
                 })
                 .map(|&(lp, q)| (lp, u64::from(q)))
                 .collect();
@@ -1493,6 +1510,14 @@ impl<'k> Ctx<'k> {
             }
             Err(_) => true,
         }
+    }
+
+    /// Whether `Key::res` follows loop `lp` by one period only.
+    fn one_period(&self, lp: StmtId) -> bool {
+        // `res_loops` is sorted.
+        let i = self.res_loops.partition_point(|x| x.0 < lp);
+        self.res_loops.get(i).is_some_and(|x| x.0 == lp)
+            && self.res_loops.get(i + 1).is_none_or(|x| x.0 != lp)
     }
 
     /// Whether some descriptor has a form after loop `lp` (`exit_forms`).
@@ -2225,6 +2250,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     pin: NO_PIN,
                     up: NO_UP,
                     exit: NO_EXIT,
+                    ares: NO_RES,
                 },
                 stamp,
                 a,
@@ -2516,6 +2542,27 @@ impl<'c, 'k> Sim<'c, 'k> {
                     },
                 );
             }
+            // An async copy of the last iteration whose path told its residue: that residue's
+            // form (`Key::ares`).
+            if exit.m.keys().any(|k| k.ares != NO_RES) {
+                let lpi = c.k.blocks[f.body]
+                    .parent
+                    .map_or(u32::MAX, |l| l.index() as u32);
+                exit.rekey(
+                    |k| k.ares == NO_RES,
+                    |k| {
+                        let desc = match k.carried {
+                            0 => c.res_form(k.desc, lpi, k.ares).unwrap_or(k.desc),
+                            _ => k.desc,
+                        };
+                        Key {
+                            desc,
+                            ares: NO_RES,
+                            ..k
+                        }
+                    },
+                );
+            }
             // An async producer into one known region takes its last-iteration form as
             // async-waits does (`Carried::Exit`); one through a handle or `if` result stays
             // unbound (async-waits loses the binding once the copy crosses a back edge of a
@@ -2745,6 +2792,18 @@ impl<'c, 'k> Sim<'c, 'k> {
     fn enter_branch(&self, st: &mut State, lp: u32, r: u8, inner: bool) {
         let c = self.c;
         let fits = |k: &Key| k.res == NO_RES && k.carried == 0 && !k.first && !k.back && !k.asy;
+        // An async copy of this iteration: the residue it ran in (`Key::ares`).
+        let asy_fits = |k: &Key| {
+            inner
+                && c.whole_barriers
+                && k.asy
+                && k.res == NO_RES
+                && k.ares == NO_RES
+                && k.carried == 0
+                && !k.first
+                && !k.back
+                && c.one_period(StmtId::new(lp as usize))
+        };
         // A key whose path put the iteration in another residue never takes this branch;
         // nor does one pending since before the loop's entry (`Key::first`, `lp` the
         // innermost loop with bound forms), in its first iteration, residue 0.
@@ -2762,7 +2821,12 @@ impl<'c, 'k> Sim<'c, 'k> {
         let prev = |k: &Key| {
             before.is_some() && k.prev && k.carried <= 1 && !k.first && !k.back && (!k.asy || plain)
         };
-        if r == NO_RES || !st.m.keys().any(|k| fits(k) || other(k) || prev(k)) {
+        if r == NO_RES
+            || !st
+                .m
+                .keys()
+                .any(|k| fits(k) || other(k) || prev(k) || asy_fits(k))
+        {
             return;
         }
         let iv = c.loop_iv(lp);
@@ -2776,6 +2840,8 @@ impl<'c, 'k> Sim<'c, 'k> {
                     k.desc = f;
                 }
                 k.res = r;
+            } else if asy_fits(&k) {
+                k.ares = r;
             } else if let (true, Some(p)) = (prev(&k), before) {
                 if let Some(f) = c.res_form(k.desc, lp, p) {
                     // A form that fixed the loop's variable is in no iteration of it any more.
@@ -2900,6 +2966,16 @@ impl<'c, 'k> Sim<'c, 'k> {
         if let Some(br) = tagged {
             out.tag_branch(br);
             o2.tag_branch(br + 1);
+        }
+        // async-waits joins what both branches leave in flight at one place into one entry,
+        // whose residue (`Reach::res`) is then lost: a copy's residue survives only a branch
+        // beside which nothing is in flight (gen seed 139's kernel on gfx1250, where a copy
+        // after a split barrier's signal stays in flight in one branch).
+        // (Keys a barrier crossed keep its tag in the coverage runs: not in flight.)
+        let asy = |st: &State| st.m.keys().any(|k| k.asy && k.tag == NONE);
+        if asy(&out) && asy(&o2) {
+            out.clear_ares();
+            o2.clear_ares();
         }
         out.join(&o2);
         out
@@ -4001,6 +4077,8 @@ fn run_once_ids(
     let t0 = std::time::Instant::now();
     let mut c = Ctx::new_keeping(kernel, target, keep);
     let kept = c.kept.take();
+    c.whole_barriers =
+        info.barrier != BarrierStyle::Split && !(target == Target::Sm90 && opts.named_barriers);
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
         eprintln!("ctx {:?}", t0.elapsed());
     }

@@ -4370,3 +4370,46 @@ kernel @k(%n = 0) waves 16 {
         3,
     );
 }
+
+/// A reduction of plain gen seed 139 (200 ops on sm_80 and sm_90; the whole kernel keeps
+/// another removable barrier): the copy into `%h52` is
+/// published by the barrier in the even branch; in the odd trips nothing publishes it, but
+/// there `%h52` is `%A3`, which the read of `%v0` in the outer loop's next trip never meets.
+/// The path into the odd branch tells the copy's residue (`Key::ares`; async-waits' check,
+/// `Reach::res`), and leaving the loop from that trip the copy takes that residue's form.
+/// Two barriers on gfx950 and sm_90 (three before); with the barrier in the odd branch
+/// instead, the copy of an even last trip writes `%v0`: three. Split barriers (gfx1200,
+/// gfx1250) do without the rule and keep the barrier before the outer loop's read, which the
+/// verifier finds removable there: their signals move before copies the barrier does not
+/// cover, which async-waits then sees in flight beside the odd trips' copy, losing its
+/// residue.
+#[test]
+fn an_async_copy_leaves_its_loop_in_the_residue_its_path_told() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 4 {
+  %A1 = buffer workgroup 8192
+  %A3 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v0 = view %A1[4096:8192]
+  for %i49 = 0 to %n max 64 {
+    op "ds_read" read %v0
+    %r53, %r54 = for %i50 = 0 to %n min 1 max 16 iter(%h51 = %A3, %h52 = %v0) {
+      op "gather_to_lds" async write %h52, read %G
+      if uniform %i50 mod 2 == 0 {
+        op "gather_to_lds" async write %h51, read %G
+        op "ds_read" read %v0[0:1024]
+      }
+      yield %h52, %h51
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Sm90],
+        src,
+        2,
+        ("if uniform %i50 mod 2 == 0", "if uniform %i50 mod 2 == 1"),
+        3,
+    );
+}
