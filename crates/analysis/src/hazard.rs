@@ -1486,6 +1486,8 @@ impl Accesses {
         }
         let mut intern: FxMap<(Desc, u32), u32> = FxMap::default();
         let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        // (rebound descriptor, the one it was bound from, loop, iteration).
+        let mut rebound: Vec<(u32, u32, StmtId, u64)> = Vec::new();
         for (op, lp, it) in fixes {
             let ids = match self.by_stmt.get(op.index()) {
                 Some(v) => v.to_vec(),
@@ -1517,8 +1519,46 @@ impl Accesses {
                 if !own && nd == *desc {
                     continue;
                 }
+                let fresh = self.descs.len() as u32;
                 let id = self.intern_rebound(&mut intern, nd, d as u32, &mut orig);
+                if id == fresh {
+                    rebound.push((id, d as u32, lp, it));
+                }
                 self.accesses[a as usize].desc = id;
+            }
+        }
+        // The rebound descriptors' forms in the first and last trips of the other loops
+        // whose handles they go through (loops inside `lp` started from its handles): the
+        // unbound descriptor's forms there, bound in the same iteration of `lp` (plain gen
+        // seed 139 at 200 ops on sm_90: a two-trip loop in a parity branch, started from the
+        // outer loop's handles).
+        for (id, old, lp, it) in rebound {
+            let binds: Vec<Bind> = self.binds[old as usize]
+                .iter()
+                .filter(|b| b.lp != lp && b.last != u32::MAX)
+                .cloned()
+                .collect();
+            for b in binds {
+                let mut form = |f: u32| -> u32 {
+                    let desc = &self.descs[f as usize];
+                    let Some(src) = desc.bind.as_deref().cloned() else {
+                        return f;
+                    };
+                    let (mode, ivs) = (desc.mode, desc.ivs.clone());
+                    match bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, it) {
+                        Some(nd) if nd != self.descs[f as usize] => {
+                            self.intern_rebound(&mut intern, nd, f, &mut orig)
+                        }
+                        _ => f,
+                    }
+                };
+                let (first, last) = (form(b.first), form(b.last));
+                self.binds[id as usize].push(Bind {
+                    lp: b.lp,
+                    first,
+                    last,
+                    exit: u32::MAX,
+                });
             }
         }
         // Ops that conditions on the induction variable of an exact loop keep from running

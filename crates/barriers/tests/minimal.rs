@@ -4371,8 +4371,9 @@ kernel @k(%n = 0) waves 16 {
     );
 }
 
-/// A reduction of plain gen seed 139 (200 ops on sm_80 and sm_90; the whole kernel keeps
-/// another removable barrier): the copy into `%h52` is
+/// A reduction of plain gen seed 139 (200 ops on sm_80 and sm_90; the whole kernel's
+/// barrier is `a_two_trip_loop_in_a_parity_branch_keeps_the_residue_in_its_last_trip`'s):
+/// the copy into `%h52` is
 /// published by the barrier in the even branch; in the odd trips nothing publishes it, but
 /// there `%h52` is `%A3`, which the read of `%v0` in the outer loop's next trip never meets.
 /// The path into the odd branch tells the copy's residue (`Key::ares`; async-waits' check,
@@ -4411,5 +4412,59 @@ kernel @k(%n = 3) waves 4 {
         2,
         ("if uniform %i50 mod 2 == 0", "if uniform %i50 mod 2 == 1"),
         3,
+    );
+}
+
+/// Plain gen seed 139 (200 ops on sm_80 and sm_90), reduced: in the even trips of `%i50`
+/// (the else branch) `%h51` is `%A3` and `%h52` is `%v0`; the two-trip loop started from them
+/// copies into `%v0` in its first trip and into `%A3` in its second, so the read of `%v0[0:3072]`
+/// after the first trip's barrier meets nothing in the second trip. The copy's form there is
+/// its last-trip form of the parity-bound descriptor (`bind_parity` now gives the descriptors
+/// it rebinds their first- and last-trip forms of the inner loops, bound in the same residue).
+/// Three barriers (four before on sm_90); with the inner loop's handles started the other way
+/// round, the second trip copies into `%v0`: four.
+#[test]
+fn a_two_trip_loop_in_a_parity_branch_keeps_the_residue_in_its_last_trip() {
+    let src = r#"target gfx950
+kernel @k(%n = 3, %c = 1) {
+  %A0 = buffer workgroup 8192
+  %A1 = buffer workgroup 8192
+  %A3 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v0 = view %A1[4096:8192]
+  %x10 = if uniform %c == 0 {
+    yield %v0
+  } else {
+    yield %A0
+  }
+  %v27 = view %A1[4096:8192]
+  for %i49 = 0 to %n max 64 {
+    op "ds_read" read %x10
+    %r53, %r54 = for %i50 = 0 to %n min 1 max 16 iter(%h51 = %A3, %h52 = %v0) {
+      op "gather_to_lds" async write %h52, read %G
+      %x55 = if uniform (%i50 + 1) mod 2 == 0 {
+        op "ds_write" write %A3[tid * 2 + 3]
+        yield %v27
+      } else {
+        for %i56 = 0 to 2 iter(%h57 = %h51, %h58 = %h52) {
+          op "gather_to_lds" async write %h58, read %G
+          op "ds_read" read %v0[0:3072]
+          yield %h58, %h57
+        }
+        yield %A3
+      }
+      yield %h52, %h51
+    }
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        3,
+        (
+            "iter(%h57 = %h51, %h58 = %h52)",
+            "iter(%h57 = %h52, %h58 = %h51)",
+        ),
+        4,
     );
 }
