@@ -110,6 +110,13 @@ pub struct Region {
     /// its hull, and once the index is a constant (an induction variable fixed, see
     /// `fix_iv`) the bytes are known exactly (`slot_bytes`). No other slot rule uses it.
     pub over: Option<SlotInfo>,
+    /// A result (`.1`) of loop `.0`, which runs an unknown number of trips inside another
+    /// loop and rotates its handles over pairwise disjoint initial values: two different
+    /// results of one run of it never denote the same memory. No rule of `desc_conflict`
+    /// reads it (an access may meet one of another run); the barrier pass tells apart
+    /// accesses made since that run's start (`Accesses::run_apart`, `Key::run`). Kernels of
+    /// at most `TOP_SMALL_KERNEL` statements only (see `Resolver::regions`).
+    pub run: Option<(StmtId, usize)>,
 }
 
 /// `r`, an initial value of an inner loop's handle about to take that handle: the outer
@@ -2165,6 +2172,33 @@ impl Accesses {
             .map(|x| x.exit)
     }
 
+    /// Whether every region of `a` that overlaps one of `b` is a different result of the
+    /// same loop (`Region::run`): in one run of that loop they never meet.
+    pub fn run_apart(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (&self.descs[a as usize], &self.descs[b as usize]);
+        let mut any = false;
+        for r1 in &a.regions {
+            for r2 in &b.regions {
+                if !regions_overlap(r1, r2) {
+                    continue;
+                }
+                match (r1.run, r2.run) {
+                    (Some((l1, i1)), Some((l2, i2))) if l1 == l2 && i1 != i2 => any = true,
+                    _ => return false,
+                }
+            }
+        }
+        any
+    }
+
+    /// Whether descriptor `d` goes through a result of a loop (`Region::run`).
+    pub fn has_run(&self, d: u32) -> bool {
+        self.descs[d as usize]
+            .regions
+            .iter()
+            .any(|r| r.run.is_some())
+    }
+
     /// Whether an instance of `a` and a later instance of `b` may conflict. `a_carried` says
     /// how `a` relates to the iterations of the loops its addresses depend on: 0, the same
     /// iteration as `b`; 1, exactly one iteration earlier of its only such loop (`dist_iv`);
@@ -4196,6 +4230,9 @@ const OVERLAP: usize = usize::MAX;
 struct LoopInfo {
     trips: BTreeMap<StmtId, u64>,
     top: BTreeSet<StmtId>,
+    /// Every loop with handles and an unknown trip count inside no other loop (`top` before
+    /// the limit on contexts): their results are told apart only as `top` says.
+    outermost: BTreeSet<StmtId>,
 }
 
 impl std::ops::Deref for LoopInfo {
@@ -4291,6 +4328,7 @@ impl<'k> Resolver<'k> {
                 kept: false,
                 apart: false,
                 over: None,
+                run: None,
             }],
             Placement::Aliases(_) => vec![Region {
                 root,
@@ -4303,6 +4341,7 @@ impl<'k> Resolver<'k> {
                 kept: false,
                 apart: false,
                 over: None,
+                run: None,
             }],
             Placement::At { base, offset } => {
                 let base_r = buffer_of(self.k, base)
@@ -4326,6 +4365,7 @@ impl<'k> Resolver<'k> {
                     kept: false,
                     apart: false,
                     over: None,
+                    run: None,
                 }]
             }
         }
@@ -4547,6 +4587,28 @@ impl<'k> Resolver<'k> {
                                 for mut r in self.regions(f.iter_args[m].1) {
                                     keep_outer(k, &mut r);
                                     r.handle = Some((stmt, index, rot.sigma[index]));
+                                    out.push(r);
+                                }
+                            }
+                        }
+                    }
+                    StmtKind::For(f)
+                        if index < f.iter_args.len()
+                            && k.stmts.len() <= TOP_SMALL_KERNEL
+                            && !self.exact.outermost.contains(&stmt)
+                            && self
+                                .rotation(stmt, f)
+                                .is_some_and(|r| !r.apart && !r.overlap) =>
+                    {
+                        // Unknown trips inside another loop: the initial values of one run,
+                        // permuted (`Region::run`). Small kernels only, as for
+                        // `LoopInfo::top`: the verifier keeps the relation where it looks
+                        // again with more contexts; the 1M-op gfx950 kernel had 172 races
+                        // it could not tell apart.
+                        if let Some(rot) = self.rotation(stmt, f) {
+                            for &m in &rot.orbits[index] {
+                                for mut r in self.regions(f.iter_args[m].1) {
+                                    r.run = Some((stmt, index));
                                     out.push(r);
                                 }
                             }
@@ -4817,10 +4879,15 @@ fn exact_loops(k: &Kernel) -> LoopInfo {
     } else {
         periods.len() <= TOP_MAX
     };
+    let outermost = top.clone();
     if !fits {
         top.clear();
     }
-    LoopInfo { trips, top }
+    LoopInfo {
+        trips,
+        top,
+        outermost,
+    }
 }
 
 /// Most loops inside no loop, with handles and an unknown trip count, whose results are told

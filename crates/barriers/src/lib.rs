@@ -190,6 +190,12 @@ struct Key {
     /// does (`Reach::res`; plain gen seed 139 on sm_90). `NO_RES` else; cleared entering an
     /// inner loop with handles.
     ares: u8,
+    /// Made through a result of a loop inside another loop (`Region::run`), and no loop
+    /// entered since: that loop has not run again, so its different results are different
+    /// memory for the accesses after it (`Accesses::run_apart`; the verifier tells them
+    /// apart in one iteration of the loop around; plain gen seed 836 at 100 ops). Not for
+    /// async producers (async-waits' check has no such rule).
+    run: bool,
 }
 
 /// `Key::exit`: none.
@@ -523,6 +529,11 @@ impl State {
         self.rekey(|k| k.br == br, |k| Key { br, ..k });
     }
 
+    /// Every key's `Key::run` cleared: a loop is about to run.
+    fn clear_run(&mut self) {
+        self.rekey(|k| !k.run, |k| Key { run: false, ..k });
+    }
+
     /// Every key's `Key::ares` forgotten.
     fn clear_ares(&mut self) {
         self.rekey(|k| k.ares == NO_RES, |k| Key { ares: NO_RES, ..k });
@@ -543,6 +554,7 @@ impl State {
                     back: false,
                     res: NO_RES,
                     ares: NO_RES,
+                    run: false,
                     prev: false,
                     later: false,
                     up: if k.asy || outer == u32::MAX {
@@ -762,6 +774,8 @@ struct Ctx<'k> {
     asy: Vec<bool>,
     /// Threads per wave: accesses that only meet within one wave need no barrier.
     wave: u64,
+    /// Per descriptor: it goes through a loop's result (`Region::run`, `Key::run`).
+    run_desc: Vec<bool>,
     /// Monolithic barriers only: what is in flight at a join is what the placement saw.
     /// Split placement moves signals before copies the barrier does not cover, which
     /// async-waits then sees in flight beside others (`Key::ares`; gen seed 139's kernel on
@@ -1039,6 +1053,7 @@ impl<'k> Ctx<'k> {
             exit_loops: Vec::new(),
             // Only AMD waves are lockstep (see `Target::lockstep_threads`).
             wave: target.lockstep_threads(),
+            run_desc: Vec::new(),
             whole_barriers: false,
             threads,
             span,
@@ -1209,6 +1224,9 @@ impl<'k> Ctx<'k> {
                 c.dmask.push(desc_mask(&c.acc.descs[d]));
             }
         }
+        c.run_desc = (0..c.acc.descs.len() as u32)
+            .map(|d| c.acc.has_run(d))
+            .collect();
         let mut async_desc = vec![false; c.acc.descs.len()];
         let mut async_loose = vec![false; c.acc.descs.len()];
         let mut asy = vec![false; c.acc.accesses.len()];
@@ -1390,6 +1408,9 @@ impl<'k> Ctx<'k> {
 
     #[inline]
     fn conflict_key_plain(&self, k: &Key, b: BlockId, a: u32, d: u32) -> bool {
+        if k.run && self.acc.run_apart(k.desc, d) {
+            return false;
+        }
         if self.loose(k) {
             // The consumer in its own form, parity and residue bindings included, as
             // async-waits' check binds it (it once took the form before `bind_parity`, when
@@ -2132,9 +2153,13 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             StmtKind::Sync(op) => self.sync(op, &mut st),
             StmtKind::For(_) if c.stage_loop[s.index()] => {
+                st.clear_run();
                 st = self.accesses(b, i, &c.summary[s.index()], st);
             }
             StmtKind::For(f) => {
+                // Whatever loop this is, it may be the one whose results a key went through
+                // (`Key::run`), running again.
+                st.clear_run();
                 st = self.decide(b, i, s, st, &|me, st| {
                     me.memo_run(s, st, &|me, st| me.run_loop(f, st))
                 })
@@ -2145,6 +2170,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                 })
             }
             StmtKind::Stage(_) => {
+                st.clear_run();
                 // A flat warp pipeline: the stages up to `stage.end` are one op to us.
                 let mut j = i;
                 let mut ids = Vec::new();
@@ -2251,6 +2277,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     up: NO_UP,
                     exit: NO_EXIT,
                     ares: NO_RES,
+                    run: c.run_desc[c.desc(a) as usize] && !c.asy[a as usize],
                 },
                 stamp,
                 a,

@@ -4468,3 +4468,41 @@ kernel @k(%n = 3, %c = 1) {
         4,
     );
 }
+
+/// Plain gen seed 836 (100 ops on gfx942, gfx950 and gfx1200), reduced: the two results of
+/// one run of a rotating loop nested in another are different buffers, so the atomic on one
+/// and the write to the other after it need no barrier between them (`Region::run`,
+/// `Key::run`); one barrier orders the write against the next outer trip. Two before. With
+/// both on `%r0`: two. The loop runs again in the next outer trip (the relation holds in
+/// one run only, and the verifier keeps it no further): after a write of `%r0` and a read of
+/// `%r1`, the next trip's write still needs the barrier (none, if the key kept the relation
+/// past the loop's next run).
+#[test]
+fn two_results_of_one_run_of_a_nested_loop_are_apart() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 4 {
+  %A0 = buffer workgroup 3072
+  %A3 = buffer workgroup 3072
+  for %i = 0 to %n max 16 {
+    %r0, %r1 = for %j = 0 to %n max 16 iter(%h0 = %A3, %h1 = %A0) {
+      yield %h1, %h0
+    }
+    op "lds_add" atomic %r0
+    op "ds_write" write %r1
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        ("op \"ds_write\" write %r1", "op \"ds_write\" write %r0"),
+        2,
+    );
+    let across = src.replace(
+        "    op \"lds_add\" atomic %r0\n    op \"ds_write\" write %r1\n",
+        "    op \"ds_write\" write %r0\n    op \"ds_read\" read %r1\n",
+    );
+    assert_ne!(across, src);
+    minimal_on(&[Target::Gfx950, Target::Gfx1250, Target::Sm90], &across, 1);
+}
