@@ -4531,6 +4531,21 @@ impl<'k> Resolver<'k> {
                         return self.finish(v, zero, outer_cut);
                     }
                 }
+                // A loop that yields a handle unchanged leaves it as it came in, whatever its
+                // trips: no mark of the loop (plain gen seed 1244 at 100 ops, where such a
+                // result started an exact loop's handle and its iteration forms, which
+                // took the loop's variable, were dropped).
+                if let StmtKind::For(f) = &k.stmts[stmt].kind {
+                    if index < f.iter_args.len()
+                        && k.blocks[f.body].yields.get(index) == Some(&f.iter_args[index].0)
+                    {
+                        let mut same = self.regions(f.iter_args[index].1);
+                        for r in &mut same {
+                            r.kept |= r.slot.is_some();
+                        }
+                        return self.finish(v, same, outer_cut);
+                    }
+                }
                 // A trip count known modulo the handles' period binds the results as a known
                 // count does (`fix_exit`).
                 if let (Some((x, t)), StmtKind::For(f)) = (self.fix_exit, &k.stmts[stmt].kind) {
@@ -4573,42 +4588,32 @@ impl<'k> Resolver<'k> {
                         }
                     }
                     StmtKind::For(f)
-                        if self.exact.top.contains(&stmt)
-                            && index < f.iter_args.len()
+                        if index < f.iter_args.len()
+                            && (self.exact.top.contains(&stmt)
+                                || (k.stmts.len() <= TOP_SMALL_KERNEL
+                                    && !self.exact.outermost.contains(&stmt)))
                             && self
                                 .rotation(stmt, f)
                                 .is_some_and(|r| !r.apart && !r.overlap) =>
                     {
                         // Unknown trips: the results are the initial values permuted, two
-                        // different ones never the same memory; the loop runs once, so they
-                        // are the handles of one (last) iteration for every access after it.
-                        if let Some(rot) = self.rotation(stmt, f) {
-                            for &m in &rot.orbits[index] {
-                                for mut r in self.regions(f.iter_args[m].1) {
-                                    keep_outer(k, &mut r);
-                                    r.handle = Some((stmt, index, rot.sigma[index]));
-                                    out.push(r);
-                                }
-                            }
-                        }
-                    }
-                    StmtKind::For(f)
-                        if index < f.iter_args.len()
-                            && k.stmts.len() <= TOP_SMALL_KERNEL
-                            && !self.exact.outermost.contains(&stmt)
-                            && self
-                                .rotation(stmt, f)
-                                .is_some_and(|r| !r.apart && !r.overlap) =>
-                    {
-                        // Unknown trips inside another loop: the initial values of one run,
-                        // permuted (`Region::run`). Small kernels only, as for
+                        // different ones never the same memory. A loop inside no other runs
+                        // once, so they are the handles of one (last) iteration for every
+                        // access after it (`LoopInfo::top`). One inside another: the initial
+                        // values of one run (`Region::run`), in small kernels only, as for
                         // `LoopInfo::top`: the verifier keeps the relation where it looks
                         // again with more contexts; the 1M-op gfx950 kernel had 172 races
                         // it could not tell apart.
+                        let top = self.exact.top.contains(&stmt);
                         if let Some(rot) = self.rotation(stmt, f) {
                             for &m in &rot.orbits[index] {
                                 for mut r in self.regions(f.iter_args[m].1) {
-                                    r.run = Some((stmt, index));
+                                    if top {
+                                        keep_outer(k, &mut r);
+                                        r.handle = Some((stmt, index, rot.sigma[index]));
+                                    } else {
+                                        r.run = Some((stmt, index));
+                                    }
                                     out.push(r);
                                 }
                             }

@@ -4506,3 +4506,33 @@ kernel @k(%n = 3) waves 4 {
     assert_ne!(across, src);
     minimal_on(&[Target::Gfx950, Target::Gfx1250, Target::Sm90], &across, 1);
 }
+
+/// Plain gen seed 1244 (100 ops), reduced: `%r4` comes out of a top-level loop that yields
+/// its handles unchanged, so it is `%A1`, and the exact loop started from it writes `%A1` in
+/// its first trip, where the copy into `%A0` runs: no barrier between them. The result used
+/// to carry the top-level loop's handle mark, whose variable the exact loop's iteration forms
+/// could not take, and the write met the copy in every trip. One barrier (two before); with
+/// the top-level loop swapping its handles, `%r4` may be `%A0`: two.
+#[test]
+fn a_result_yielded_unchanged_starts_an_exact_loop_as_its_initial_value() {
+    let src = r#"target gfx950
+kernel @k(%n = 0) waves 16 {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 1024
+  %G = buffer global 1048576
+  %r3, %r4 = for %i0 = 0 to %n min 1 max 16 iter(%h1 = %A0, %h2 = %A1) {
+    yield %h1, %h2
+  }
+  if uniform %n == 0 {
+    for %i21 = 0 to 16 step 4 iter(%h22 = %A0, %h23 = %r4) {
+      op "ds_write" write %h23
+      if uniform %i21 < 2 {
+        op "gather_to_lds" async write %A0, read %G
+      }
+      yield %h23, %h22
+    }
+  }
+}
+"#;
+    minimal_counts(src, 1, ("    yield %h1, %h2", "    yield %h2, %h1"), 2);
+}
