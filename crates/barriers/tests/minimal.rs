@@ -4507,7 +4507,8 @@ kernel @k(%n = 3) waves 4 {
     minimal_on(&[Target::Gfx950, Target::Gfx1250, Target::Sm90], &across, 1);
 }
 
-/// Plain gen seed 1244 (100 ops), reduced: `%r4` comes out of a top-level loop that yields
+/// A reduction of plain gen seed 1244 (100 ops; the whole kernel keeps another removable
+/// barrier): `%r4` comes out of a top-level loop that yields
 /// its handles unchanged, so it is `%A1`, and the exact loop started from it writes `%A1` in
 /// its first trip, where the copy into `%A0` runs: no barrier between them. The result used
 /// to carry the top-level loop's handle mark, whose variable the exact loop's iteration forms
