@@ -4524,10 +4524,7 @@ impl<'k> Resolver<'k> {
                 // results are its initial values.
                 if let (Some((x, 0)), StmtKind::For(f)) = (self.fix_if, &k.stmts[stmt].kind) {
                     if x == stmt && index < f.iter_args.len() {
-                        let mut zero = self.regions(f.iter_args[index].1);
-                        for r in &mut zero {
-                            r.kept |= r.slot.is_some();
-                        }
+                        let zero = self.kept_regions(f.iter_args[index].1);
                         return self.finish(v, zero, outer_cut);
                     }
                 }
@@ -4539,10 +4536,7 @@ impl<'k> Resolver<'k> {
                     if index < f.iter_args.len()
                         && k.blocks[f.body].yields.get(index) == Some(&f.iter_args[index].0)
                     {
-                        let mut same = self.regions(f.iter_args[index].1);
-                        for r in &mut same {
-                            r.kept |= r.slot.is_some();
-                        }
+                        let same = self.kept_regions(f.iter_args[index].1);
                         return self.finish(v, same, outer_cut);
                     }
                 }
@@ -4553,10 +4547,7 @@ impl<'k> Resolver<'k> {
                         if let Some((orbits, _)) = permutation(k, stmt, f) {
                             let orbit = &orbits[index];
                             let m = orbit[(t % orbit.len() as u64) as usize];
-                            let mut exact = self.regions(f.iter_args[m].1);
-                            for r in &mut exact {
-                                r.kept |= r.slot.is_some();
-                            }
+                            let exact = self.kept_regions(f.iter_args[m].1);
                             return self.finish(v, exact, outer_cut);
                         }
                     }
@@ -4580,10 +4571,7 @@ impl<'k> Resolver<'k> {
                             let m = orbit[(t % orbit.len() as u64) as usize];
                             // One initial value, in the iteration of the enclosing loops
                             // the loop ran in: its slot stays exact.
-                            let mut exact = self.regions(f.iter_args[m].1);
-                            for r in &mut exact {
-                                r.kept |= r.slot.is_some();
-                            }
+                            let exact = self.kept_regions(f.iter_args[m].1);
                             return self.finish(v, exact, outer_cut);
                         }
                     }
@@ -4652,6 +4640,16 @@ impl<'k> Resolver<'k> {
             ValueKind::Param { .. } | ValueKind::Iv(_) => Vec::new(),
         };
         self.finish(v, out, outer_cut)
+    }
+
+    /// `regions(v)` of one initial value that a loop result or handle is exactly: a slot it
+    /// names stays (`Region::kept`).
+    fn kept_regions(&mut self, v: ValueId) -> Vec<Region> {
+        let mut out = self.regions(v);
+        for r in &mut out {
+            r.kept |= r.slot.is_some();
+        }
+        out
     }
 
     /// The end of `regions(v)`: `out` deduplicated, memoized when complete.
