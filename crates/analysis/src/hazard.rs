@@ -1488,6 +1488,19 @@ impl Accesses {
             self.exact = Some(ivs_exact);
             return;
         }
+        // An op that runs in one iteration of an exact loop alone holds that iteration's
+        // handles there, as an op in a parity branch holds its residue's (plain gen seed 1163
+        // at 100 ops: a loop started from the outer loop's handle in its first trip only).
+        for (op, masks) in &conds {
+            for &(iv, mask) in masks {
+                if mask.count_ones() != 1 || fixes.iter().any(|f| f.0 == *op) {
+                    continue;
+                }
+                if let Some(&(lp, ..)) = ivs_exact.get(&iv) {
+                    fixes.push((*op, lp, u64::from(mask.trailing_zeros())));
+                }
+            }
+        }
         if self.binds.len() < self.descs.len() {
             self.binds.resize(self.descs.len(), Vec::new());
         }
