@@ -4546,9 +4546,7 @@ impl<'k> Resolver<'k> {
                 // result started an exact loop's handle and its iteration forms, which
                 // took the loop's variable, were dropped).
                 if let StmtKind::For(f) = &k.stmts[stmt].kind {
-                    if index < f.iter_args.len()
-                        && k.blocks[f.body].yields.get(index) == Some(&f.iter_args[index].0)
-                    {
+                    if yields_unchanged(k, f, index) {
                         let same = self.kept_regions(f.iter_args[index].1);
                         return self.finish(v, same, outer_cut);
                     }
@@ -4761,11 +4759,7 @@ impl Resolver<'_> {
                     ValueKind::Result { stmt, index } => match &k.stmts[stmt].kind {
                         // A loop that yields a handle unchanged leaves it as it came in,
                         // whatever its trips (plain gen seed 203 on gfx1250).
-                        StmtKind::For(f)
-                            if index < f.iter_args.len()
-                                && k.blocks[f.body].yields.get(index)
-                                    == Some(&f.iter_args[index].0) =>
-                        {
+                        StmtKind::For(f) if yields_unchanged(k, f, index) => {
                             v = f.iter_args[index].1;
                         }
                         StmtKind::If(i) => {
@@ -4800,6 +4794,12 @@ impl Resolver<'_> {
             (_, apart) => Some(apart),
         }
     }
+}
+
+/// Whether loop `f` yields its handle `index` unchanged: the handle, and the loop's result
+/// `index`, are its initial value whatever the trips.
+fn yields_unchanged(k: &Kernel, f: &syncopt_ir::ForData, index: usize) -> bool {
+    index < f.iter_args.len() && k.blocks[f.body].yields.get(index) == Some(&f.iter_args[index].0)
 }
 
 /// When the yields of loop `stmt` permute its handles (whatever their initial values): for
