@@ -511,6 +511,11 @@ impl State {
         recycle(old);
     }
 
+    /// `rekey` where `f` gives the new key, `None` for a key that stays as it is.
+    fn rekey_some(&mut self, f: impl Fn(&Key) -> Option<Key>) {
+        self.rekey(|k| f(k).is_none(), |k| f(&k).unwrap_or(k));
+    }
+
     /// Every key's `Key::res` set to `res`: leaving a loop without bound handles that
     /// `Key::res` follows (`Ctx::plain_res`).
     fn set_res(&mut self, res: u8) {
@@ -656,13 +661,7 @@ impl State {
             }
             acc.last_iv_form(k.desc, iv, n)
         };
-        self.rekey(
-            |k| form(k).is_none(),
-            |k| match form(&k) {
-                Some(desc) => Key { desc, ..k },
-                None => k,
-            },
-        );
+        self.rekey_some(|k| form(k).map(|desc| Key { desc, ..*k }));
     }
 
     /// Leaving loop `lp` (variable `iv`): a key whose address moves with it in its words
@@ -681,17 +680,13 @@ impl State {
                 _ => None,
             }
         };
-        self.rekey(
-            |k| form(k).is_none(),
-            |k| match form(&k) {
-                Some(desc) => Key {
-                    desc,
-                    carried: 0,
-                    ..k
-                },
-                None => k,
-            },
-        );
+        self.rekey_some(|k| {
+            form(k).map(|desc| Key {
+                desc,
+                carried: 0,
+                ..*k
+            })
+        });
     }
 
     fn strict_subset(&self, o: &State) -> bool {
@@ -2557,17 +2552,12 @@ impl<'c, 'k> Sim<'c, 'k> {
                 .and_then(|lp| Some((lp, c.res_period(lp)?)))
                 .filter(|&(lp, q)| q != FIRST_LATER && c.has_exit_forms(lp))
             {
-                let t = |k: &Key| {
+                exit.rekey_some(|k| {
                     (k.carried == 0 && k.res < q && !k.first && !k.back && !k.prev && !k.asy)
                         .then(|| lp.index() as u32 * 64 + u32::from((k.res + 1) % q))
-                };
-                exit.rekey(
-                    |k| t(k).is_none_or(|x| x == k.exit),
-                    |k| match t(&k) {
-                        Some(exit) => Key { exit, ..k },
-                        None => k,
-                    },
-                );
+                        .filter(|&x| x != k.exit)
+                        .map(|exit| Key { exit, ..*k })
+                });
             }
             // An async copy of the last iteration whose path told its residue: that residue's
             // form (`Key::ares`).
