@@ -4566,3 +4566,33 @@ kernel @k(%n = 1) waves 4 {
 "#;
     minimal_counts(src, 1, ("if uniform %i18 < 2", "if uniform %i18 == 4"), 2);
 }
+
+/// Plain gen seed 1244 (100 ops on gfx942, gfx950 and gfx1200), reduced further: both
+/// handles of the outer loop start from `%A1` and swap, so each is `%A1` in every iteration
+/// and the exact loop started from `%h17` writes `%A1` in its first trip, where the copy into
+/// `%A0` runs. The outer handles used to carry the mark of a loop whose initial values may
+/// overlap (the handles bound in each iteration, with that loop's variable), which the inner
+/// loop's iteration forms could not take, and the write met the copy in every trip. A handle
+/// whose orbit's initial values are all one value is that value: one barrier (two before).
+/// With `%h16` starting from `%A0`, `%h17` is `%A0` in odd iterations: two.
+#[test]
+fn handles_whose_initial_values_are_one_buffer_are_that_buffer() {
+    let src = r#"target gfx950
+kernel @k(%n = 0) waves 16 {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 1024
+  %G = buffer global 1048576
+  for %i15 = 0 to %n min 1 max 16 iter(%h16 = %A1, %h17 = %A1) {
+    for %i21 = 0 to 16 step 4 iter(%h22 = %A0, %h23 = %h17) {
+      op "ds_write" write %h23
+      if uniform %i21 < 2 {
+        op "gather_to_lds" async write %A0, read %G[tid * 4 + %i15 + 3]
+      }
+      yield %h23, %h22
+    }
+    yield %h17, %h16
+  }
+}
+"#;
+    minimal_counts(src, 1, ("(%h16 = %A1,", "(%h16 = %A0,"), 2);
+}
