@@ -293,6 +293,12 @@ pub struct Accesses {
     /// of the exact loops (`exact_ivs`) its address or conditions depend on (see
     /// `Accesses::bind_first_ivs`). `conflict` enumerates them.
     pub iv_forms: Vec<Vec<IvForms>>,
+    /// Per descriptor (indexed by descriptor; empty for most): its forms in each residue of
+    /// the iteration number of loops with a constant start whose trip count the verifier
+    /// does not know, modulo a period after which the loop's handles and the slots its
+    /// variable picks repeat (`Accesses::bind_periodic`). `forms[r]` holds in every
+    /// iteration `t` with `t mod period == r`.
+    pub periodic: Vec<Vec<IvForms>>,
     /// `exact_ivs` of the kernel, once `bind_parity` or `bind_first_ivs` needed it.
     exact: Option<BTreeMap<ValueId, (StmtId, i64, i64, u64)>>,
     /// `exact_loops` of the kernel, once made (a walk over every statement).
@@ -2139,6 +2145,151 @@ impl Accesses {
         self.exact = Some(exact);
     }
 
+    /// Each descriptor through the rotating handles of a loop with a constant start and a
+    /// trip count the verifier does not know, or whose slot indices name that loop's
+    /// variable, in each residue of the iteration number modulo a period after which both
+    /// repeat (`periodic`): the handles bound to the residue's values, the slot indices
+    /// fixed (words on the variable still move). Only loops with a slot on their variable:
+    /// the handle rule already tells handles apart (plain gen seeds 1324 and 1530 at 100
+    /// ops: a handle and a slot view that take the same buffer every other iteration, never
+    /// in the same one). Call after `bind_first_ivs`.
+    pub fn bind_periodic(&mut self, k: &Kernel) {
+        let exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
+        let rotating = self.rotating.get_or_init(|| exact_loops(k)).clone();
+        // Candidate loops by variable: (loop, lower bound, step, handles' period).
+        let mut loops: BTreeMap<ValueId, (StmtId, i64, i64, u64)> = BTreeMap::new();
+        for (s, d) in k.stmts.iter() {
+            if let StmtKind::For(f) = &d.kind {
+                let syncopt_ir::Bound::Const(lo) = f.lo else {
+                    continue;
+                };
+                if exact.contains_key(&f.iv) || f.step == 0 {
+                    continue;
+                }
+                let p = if f.iter_args.is_empty() {
+                    Some(1)
+                } else {
+                    permutation(k, s, f).and_then(|(o, _)| rotation_period(&o))
+                };
+                if let Some(p) = p {
+                    loops.insert(f.iv, (s, lo, f.step, p));
+                }
+            }
+        }
+        self.exact = Some(exact);
+        if loops.is_empty() {
+            return;
+        }
+        let n0 = self.descs.len();
+        fn var_slots(d: &Desc, iv: ValueId) -> impl Iterator<Item = &SlotInfo> {
+            let var = Var::Value(iv);
+            d.regions
+                .iter()
+                .filter_map(|r| r.slot.as_ref())
+                .filter(move |x| x.index.coef(var) != 0)
+        }
+        // Each loop's period: its handles' and every slot count on its variable.
+        let mut period: BTreeMap<ValueId, Option<u64>> = BTreeMap::new();
+        for d in &self.descs {
+            for &iv in &d.ivs {
+                let Some(&(_, _, _, p)) = loops.get(&iv) else {
+                    continue;
+                };
+                let mut slots = var_slots(d, iv).peekable();
+                if slots.peek().is_none() {
+                    continue;
+                }
+                let e = period.entry(iv).or_insert(Some(p));
+                for x in slots {
+                    *e = e
+                        .and_then(|q| Some(lcm(q, u64::from(x.count).max(1))).filter(|&q| q <= 64));
+                }
+            }
+        }
+        if period.values().all(|p| p.is_none()) {
+            return;
+        }
+        let budget = n0.saturating_mul(8).max(1 << 12);
+        let mut intern: FxMap<Desc, u32> = FxMap::default();
+        let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        let mut made: Vec<(u32, IvForms)> = Vec::new();
+        for d in 0..n0 {
+            if self.descs[d].ivs.is_empty() {
+                continue;
+            }
+            for i in 0..self.descs[d].ivs.len() {
+                if self.descs.len() - n0 > budget {
+                    break;
+                }
+                let iv = self.descs[d].ivs[i];
+                let (Some(&(lp, lo, step, _)), Some(&Some(q))) = (loops.get(&iv), period.get(&iv))
+                else {
+                    continue;
+                };
+                let desc = &self.descs[d];
+                let through = desc
+                    .regions
+                    .iter()
+                    .any(|r| r.handle.is_some_and(|h| h.0 == lp));
+                if desc.only.iter().any(|o| o.0 == iv)
+                    || desc
+                        .regions
+                        .iter()
+                        .any(|r| r.outer.is_some_and(|o| o.0 == lp))
+                    || (through && desc.bind.is_none())
+                {
+                    continue;
+                }
+                let (mode, ivs) = (desc.mode, desc.ivs.clone());
+                let src = desc.bind.as_deref().cloned();
+                let mut forms = Vec::with_capacity(q as usize);
+                for r in 0..q {
+                    let bound = match (&src, through) {
+                        (Some(src), true) => {
+                            bound_in(k, &rotating, &mut resolvers, (mode, &ivs), src, lp, r)
+                        }
+                        _ => Some(self.descs[d].clone()),
+                    };
+                    let Some(bound) = bound else {
+                        break;
+                    };
+                    let form = if var_slots(&bound, iv).next().is_some() {
+                        let (q64, r64) = (q as i64, r as i64);
+                        slot_form_where(&bound, iv, (q, lo, step), true, |t, _| {
+                            t.rem_euclid(q64) == r64
+                        })
+                    } else if address_uses_iv(&bound, iv) {
+                        Some(bound)
+                    } else {
+                        let mut b = bound;
+                        remove_iv(&mut b, iv);
+                        Some(b)
+                    };
+                    let Some(form) = form else {
+                        break;
+                    };
+                    forms.push(self.intern_in(&mut intern, form));
+                }
+                if forms.len() == q as usize {
+                    made.push((d as u32, IvForms { iv, forms }));
+                }
+            }
+        }
+        if made.is_empty() {
+            return;
+        }
+        self.periodic.resize(self.descs.len(), Vec::new());
+        for (d, f) in made {
+            self.periodic[d as usize].push(f);
+        }
+        if self.iv_forms.len() < self.descs.len() {
+            self.iv_forms.resize(self.descs.len(), Vec::new());
+        }
+        if self.binds.len() < self.descs.len() {
+            self.binds.resize(self.descs.len(), Vec::new());
+        }
+    }
+
     /// `d` in the first iteration of loop `lp` (`d` itself when it has no handle of `lp`).
     #[inline]
     pub fn first_bound(&self, d: u32, lp: StmtId) -> u32 {
@@ -2225,6 +2376,68 @@ impl Accesses {
             &self.descs[b as usize],
             n,
         ) && self.forms_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y, n))
+            && self.periodic_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y, n))
+    }
+
+    /// Whether `test` finds a conflict between the forms of `a` and `b` in residues of a
+    /// loop both have periodic forms in (`Accesses::periodic`) that the iteration distance
+    /// `a_carried` pairs: the same residue (distance 0, or one iteration earlier of an inner
+    /// loop), or the next one (one iteration earlier of that loop, its `dist_iv`); true
+    /// where no such loop tells (the other tests decide).
+    fn periodic_conflict(
+        &self,
+        a: u32,
+        a_carried: u8,
+        b: u32,
+        test: &dyn Fn(&Desc, u8, &Desc) -> bool,
+    ) -> bool {
+        if self.periodic.is_empty() {
+            return true;
+        }
+        let of = |d: u32| {
+            self.periodic
+                .get(d as usize)
+                .map_or(&[][..], |v| v.as_slice())
+        };
+        let (pa, pb) = (of(a), of(b));
+        if pa.is_empty() || pb.is_empty() {
+            return true;
+        }
+        for f in pa {
+            let Some(g) = pb.iter().find(|g| g.iv == f.iv) else {
+                continue;
+            };
+            let n = f.forms.len();
+            if n == 0 || g.forms.len() != n {
+                continue;
+            }
+            let dist = self.dist_iv(a);
+            let shift = match a_carried {
+                0 => 0,
+                1 if dist == Some(f.iv) => 1,
+                1 | CARRIED_IN_LOOP if dist.is_some_and(|v| v != f.iv) => 0,
+                _ => continue,
+            };
+            let meets = (0..n).any(|r| {
+                let (x, y) = (f.forms[r], g.forms[(r + shift) % n]);
+                let dx = &self.descs[x as usize];
+                // The distance the form is left with: none once no variable is left; one
+                // iteration of this loop where its words still move with it; the inner
+                // loop's otherwise.
+                let c = if dx.ivs.is_empty() || (a_carried == 0) {
+                    0
+                } else if shift == 1 {
+                    u8::from(dx.ivs.contains(&f.iv))
+                } else {
+                    a_carried
+                };
+                test(dx, c, &self.descs[y as usize])
+            });
+            if !meets {
+                return false;
+            }
+        }
+        true
     }
 
     /// The induction variable in which an instance of `d` carried past a loop's back edge
@@ -2388,14 +2601,10 @@ impl Accesses {
         }
         let (fa, fb) = (self.forms_of(a), self.forms_of(b));
         // The descriptors themselves were tested above.
-        fa.is_empty() && fb.is_empty()
-            || self.forms_conflict_in(
-                a,
-                a_carried,
-                b,
-                &|x, c, y| desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave),
-                later,
-            )
+        let test =
+            |x: &Desc, c: u8, y: &Desc| desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave);
+        (fa.is_empty() && fb.is_empty() || self.forms_conflict_in(a, a_carried, b, &test, later))
+            && self.periodic_conflict(a, a_carried, b, &test)
     }
 }
 

@@ -855,6 +855,7 @@ fn cross_thread(
         acc.bind_residue_slots(k);
         acc.bind_loop_exits(k);
         acc.bind_first_ivs(k);
+        acc.bind_periodic(k);
         let res_ops = acc.residue_ops(k);
         let mut loops: Vec<(StmtId, u64)> = res_ops.iter().map(|&(_, lp, _, q)| (lp, q)).collect();
         loops.sort_unstable();

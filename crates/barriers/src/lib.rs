@@ -947,6 +947,7 @@ impl<'k> Ctx<'k> {
             acc.bind_residue_slots(k);
             acc.bind_loop_exits(k);
             acc.bind_first_ivs(k);
+            acc.bind_periodic(k);
         };
         let (base, point_block, weight, flat, dead, span) = if two {
             std::thread::scope(|sc| {

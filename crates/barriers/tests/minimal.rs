@@ -4596,3 +4596,54 @@ kernel @k(%n = 0) waves 16 {
 "#;
     minimal_counts(src, 1, ("(%h16 = %A1,", "(%h16 = %A0,"), 2);
 }
+
+/// Plain gen seeds 1324 (sm_80, sm_90) and 1530 (gfx942, gfx950, gfx1200) at 100 ops,
+/// reduced: a loop of unknown trips with a constant start rotates `%h14` over `%v0` and
+/// `%A0`, and a slot view on its variable takes `%v0`'s bytes in the other iterations only.
+/// In each residue of the iteration number modulo the period after which both repeat, the
+/// handle and the slot are one value (`Accesses::bind_periodic`): the atomic and the read
+/// never meet in one iteration, and the barrier before the atomic orders them across
+/// iterations. One barrier (two before). Started from 1, the slot is `%v0` where the handle
+/// is: the barrier goes between them, which the verifier checks.
+#[test]
+fn a_handle_and_a_slot_view_meet_in_the_residues_they_share() {
+    let src = r#"target gfx950
+kernel @k(%n = 1) waves 4 {
+  %A0 = buffer workgroup 4096
+  %A2 = buffer workgroup 2048
+  %v0 = view %A2[0:1024]
+  for %i13 = 0 to %n iter(%h14 = %v0, %h15 = %A0) {
+    %v16 = view %A2 slot (%i13 + 1) mod 2
+    op "lds_add" atomic %h14
+    op "ds_read" read %v16
+    yield %h15, %h14
+  }
+}
+"#;
+    minimal_counts(src, 1, ("for %i13 = 0 to", "for %i13 = 1 to"), 1);
+    let mut k = kernel_of(&src.replace("for %i13 = 0 to", "for %i13 = 1 to"));
+    let rep = syncopt_barriers::run(&mut k, Target::Gfx950, &InsertOptions::default());
+    assert!(!rep.has_errors());
+    let text = syncopt_ir::print_kernel(&k);
+    assert!(
+        text.contains("atomic %h14\n    barrier\n    op \"ds_read\""),
+        "{text}"
+    );
+    // An async copy through the handles against an atomic on a slot view: the copy into
+    // `%A1` (the second half of `%A0`) and the atomic on that half share the odd iterations.
+    let copy = r#"target gfx950
+kernel @k(%n = 16) waves 4 {
+  %A0 = buffer workgroup 6144
+  %A1 = buffer workgroup 3072 at %A0 + 3072
+  %A2 = buffer workgroup 4096
+  %G = buffer global 1048576
+  for %i20 = 0 to %n iter(%h21 = %A1, %h22 = %A2) {
+    op "gather_to_lds" async write %h22, read %G
+    %v23 = view %A0 slot (%i20) mod 2
+    op "lds_add" atomic %v23
+    yield %h22, %h21
+  }
+}
+"#;
+    minimal_counts(copy, 1, ("slot (%i20) mod 2", "slot (%i20 + 1) mod 2"), 1);
+}
