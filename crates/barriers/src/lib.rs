@@ -36,7 +36,9 @@
 //! forms), async producers too: async-waits checks a copy against its consumers with the
 //! same forms at the iteration distance of the barrier-free paths; an async producer that
 //! leaves such a loop by its exit is its last iteration's form (async-waits follows copies
-//! out of a loop's exit the same way, `Carried::Exit`). A loop of at most two
+//! out of a loop's exit the same way, `Carried::Exit`). Other loops with a constant start
+//! compare a handle and a slot view on their variable residue by residue of the period
+//! after which both repeat (`Accesses::bind_periodic`). A loop of at most two
 //! trips crosses its back edge only from its first iteration: what its body leaves pending
 //! there through its handles is bound to their initial values (not async producers), and
 //! everything crossing it meets the accesses of the second iteration with the handles bound
