@@ -4647,3 +4647,34 @@ kernel @k(%n = 16) waves 4 {
 "#;
     minimal_counts(copy, 1, ("slot (%i20) mod 2", "slot (%i20 + 1) mod 2"), 1);
 }
+
+/// Plain gen seed 1881 (sm_80, sm_90 at 100 ops), reduced: `%x21` is `%A1` or the slot of
+/// `%v11` that the first trip picks, and the branch runs in that trip alone, where the copy
+/// writes the other slot. A result of an `if` is one of its yields in the iteration its
+/// uses run in, so the slot a yield names stays (it was dropped to the hull, which met the
+/// copy): no barrier (one before). With the slot index shifted, the first trip's slot is
+/// the copy's: one.
+#[test]
+fn an_if_result_keeps_the_slot_its_yield_names() {
+    let src = r#"target gfx950
+kernel @k(%n = 0) waves 4 {
+  %A1 = buffer workgroup 6144
+  %A2 = buffer workgroup 8192
+  %G = buffer global 1048576
+  %v11 = view %A2[0:4096]
+  for %i19 = 0 to 2 {
+    %v20 = view %v11 slot (%i19) mod 2
+    %x21 = if uniform %n > 4 {
+      yield %A1
+    } else {
+      yield %v20
+    }
+    if uniform (%i19 + 1) mod 2 == 1 {
+      op "gather_to_lds" async write %A2[2048:4096], read %G[tid * 4]
+      op "ds_write" write %x21
+    }
+  }
+}
+"#;
+    minimal_counts(src, 0, ("slot (%i19) mod 2", "slot (%i19 + 1) mod 2"), 1);
+}
