@@ -758,7 +758,7 @@ fn cross_thread(
                 // From the loop's last iteration: its form there, when the loop has one
                 // (the same iteration as every later access once no variable is left).
                 Carried::Exit(m) => Some(match acc.last_bound(a.desc, m) {
-                    Some(d) if acc.one_place(d) => (d, 0),
+                    Some(d) if acc.one_place_at(k, d, m) => (d, 0),
                     Some(d) => (d, 2),
                     None => (a.desc, 2),
                 }),
@@ -785,11 +785,13 @@ fn cross_thread(
                 .map(|&(lp, r, _)| (lp, r))
                 .or_else(told)
                 .map_or(a.desc, |x| in_residue(a.desc, x));
-            let own = Some(own).filter(|&d| acc.one_place(d));
+            let own = Some(own).filter(|&d| acc.one_place_at(k, d, copy));
             let fixed = reach
                 .past
-                .and_then(|m| acc.last_bound(a.desc, m))
-                .filter(|&d| acc.one_place(d))
+                .and_then(|m| {
+                    acc.last_bound(a.desc, m)
+                        .filter(|&d| acc.one_place_at(k, d, m))
+                })
                 .or(own);
             // A consumer inside that loop, reached with no back edge of it crossed since:
             // the first iteration of the loop's next run.

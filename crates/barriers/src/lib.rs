@@ -161,8 +161,9 @@ struct Key {
     /// when none. Accesses after it through the `if`'s results see that branch's yields
     /// (`Accesses::branch_forms`): a path that crossed the `if` after the access is on its
     /// latest run (seeds 91, 195). A loop with results that may run no trip is one too: side
-    /// 0 for the path that skipped it (its results are its initial values; not for async
-    /// producers), side 1 for one that ran through it (seed 898).
+    /// 0 for the path that skipped it (its results are its initial values, async producers
+    /// too: plain gen seeds 1045 and 1341 at 100 ops), side 1 for one that ran through it
+    /// (seed 898).
     br: u32,
     /// An async producer of `Ctx::async_loose` bound at the exit of this loop (statement
     /// index; `NO_PIN` else) to the one fixed place its last iteration wrote
@@ -585,7 +586,13 @@ impl State {
     /// Out of loop `lp` after its last iteration: the accesses of that iteration through the
     /// loop's handles are bound to the values the handles had in it (known trip count); no
     /// access is older than an entry any more.
-    fn leave_loop(&mut self, acc: &Accesses, loose: &[bool], lp: Option<(StmtId, ValueId)>) {
+    fn leave_loop(
+        &mut self,
+        kernel: &Kernel,
+        acc: &Accesses,
+        loose: &[bool],
+        lp: Option<(StmtId, ValueId)>,
+    ) {
         let iv = lp.map(|l| l.1);
         let lp = lp.map(|l| l.0);
         // Made some iterations before the last of this loop and of no other (the key's only
@@ -601,9 +608,9 @@ impl State {
             (_, Some(lp)) if earlier(k) => acc.exit_bound(k.desc, lp),
             // A loose async producer only to one fixed place (async-waits follows it there
             // from the loop's last iteration, `Reach::past`); it stays loose (`Key::pin`).
-            (0, Some(lp)) if is_loose(k, loose) => {
-                acc.last_bound(k.desc, lp).filter(|&d| acc.one_place(d))
-            }
+            (0, Some(lp)) if is_loose(k, loose) => acc
+                .last_bound(k.desc, lp)
+                .filter(|&d| acc.one_place_at(kernel, d, lp)),
             (0, Some(lp)) => {
                 acc.last_bound(k.desc, lp).or_else(|| {
                     // Not for async producers: async-waits compares them unbound.
@@ -2588,6 +2595,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             // unbound (async-waits loses the binding once the copy crosses a back edge of a
             // loop around this one too).
             exit.leave_loop(
+                c.k,
                 &c.acc,
                 &c.async_loose,
                 c.k.blocks[f.body].parent.map(|l| (l, f.iv)),
@@ -2719,7 +2727,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             let mut e = entry;
             if self.c.binds_loop(f) {
                 // The entry state, not an iteration's: nothing to bind.
-                e.leave_loop(acc, &self.c.async_loose, None);
+                e.leave_loop(self.c.k, acc, &self.c.async_loose, None);
             } else if self.c.plain_res_loop(f) {
                 e.set_res(OLD_RES);
             }
@@ -2729,7 +2737,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             let c = self.c;
             if let Some(lp) = c.k.blocks[f.body].parent.filter(|&s| c.br_if_at(s)) {
                 let br = lp.index() as u32 * 2;
-                let skips = |k: &Key| !k.asy && (k.br == NO_BR || k.br >> 1 == br >> 1);
+                let skips = |k: &Key| k.br == NO_BR || k.br >> 1 == br >> 1;
                 e.rekey(
                     |k| !skips(k) || k.br == br,
                     |k| if skips(&k) { Key { br, ..k } } else { k },

@@ -4678,3 +4678,80 @@ kernel @k(%n = 0) waves 4 {
 "#;
     minimal_counts(src, 0, ("slot (%i19) mod 2", "slot (%i19 + 1) mod 2"), 1);
 }
+
+/// Plain gen seeds 1341 and 1045 (gfx942, gfx950, gfx1200 at 100 ops), reduced: the copy
+/// into `%A1` is in flight past the loop only on the path that runs no trip (a trip waits
+/// and orders it), where `%r9` is the initial `%A0`. An async producer that skipped a loop
+/// with results meets them as the initial values too (`Key::br` side 0, once for plain
+/// accesses only): one barrier, in the loop (two before). With the copy into `%A0`, the
+/// last copy into `%r9` meets it on that path: two.
+#[test]
+fn an_async_copy_that_skipped_a_loop_meets_its_results_as_the_initial_values() {
+    let src = r#"target gfx950
+kernel @k(%n = 0) waves 2 {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 6144
+  %G = buffer global 1048576
+  op "gather_to_lds" async write %A1, read %G[32768:36864]
+  %r9, %r10 = for %i6 = 0 to %n max 64 iter(%h7 = %A0, %h8 = %A1) {
+    op "ds_write" write %h7
+    yield %h8, %h7
+  }
+  op "gather_to_lds" async write %r9, read %G[tid * 4]
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        (
+            "async write %A1, read %G[32768",
+            "async write %A0, read %G[32768",
+        ),
+        2,
+    );
+}
+
+/// Plain gen seed 1244 (sm_80, sm_90 at 100 ops), reduced: the four-trip loop's last copy
+/// goes through `%h11` into `%r3`, a result of the top-level loop, which runs once: one
+/// fixed place, which the read of the other result `%r4` never meets. A loose async copy
+/// leaves a loop bound to its last trip's form only where that is one fixed place; the
+/// marks of such a loop's results count as one where the copy lies outside it
+/// (`Accesses::one_place_at`, async-waits alike): three barriers (four before, one before
+/// the read). With three trips the last copy goes into `%A1`, which `%r4` may be: four.
+#[test]
+fn a_copy_into_a_top_level_loop_result_leaves_its_loop_in_one_place() {
+    let src = r#"target sm_80
+kernel @k(%n = 0) waves 32 {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 1024
+  %G = buffer global 1048576
+  %r3, %r4 = for %i0 = 0 to %n min 1 max 16 iter(%h1 = %A0, %h2 = %A1) {
+    yield %h2, %h1
+  }
+  for %i6 = 0 to %n min 1 max 16 {
+    op "cp_async" async write %r3, read %G
+    if uniform (%i6 + 1) mod 2 == 0 {
+      for %i7 = 0 to %n min 1 max 16 {
+        if uniform %i7 < 2 {
+          op "ldmatrix" read %A0
+        } else {
+          op "cp_async" async write %A1[768:1024], read %G[16384:20480]
+          %r12, %r13 = for %i9 = 0 to 4 iter(%h10 = %r3, %h11 = %A1) {
+            op "cp_async" async write %h11, read %G
+            yield %h11, %h10
+          }
+        }
+      }
+    }
+  }
+  op "ld_shared" read %r4
+}
+"#;
+    counts_on(
+        &[Target::Sm80, Target::Sm90],
+        src,
+        3,
+        ("for %i9 = 0 to 4", "for %i9 = 0 to 3"),
+        4,
+    );
+}
