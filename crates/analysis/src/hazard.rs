@@ -727,11 +727,7 @@ impl Accesses {
                     continue;
                 };
                 let outer = handle_loops(&exit, |l| l != lp);
-                if exit
-                    .regions
-                    .iter()
-                    .any(|r| r.handle.is_some_and(|h| h.0 == lp))
-                {
+                if through_loop(&exit, lp) {
                     continue;
                 }
                 // The outer loops' first and last iterations, as `bind_handles` makes them.
@@ -1525,10 +1521,7 @@ impl Accesses {
                 let Some(src) = desc.bind.as_deref().cloned() else {
                     continue;
                 };
-                let own = desc
-                    .regions
-                    .iter()
-                    .any(|r| r.handle.is_some_and(|h| h.0 == lp));
+                let own = through_loop(desc, lp);
                 // Handles of `lp`, or of loops inside it whose initial values are `lp`'s
                 // handles (those of loops around `lp` come out unchanged).
                 if !own && !desc.regions.iter().any(|r| r.handle.is_some()) {
@@ -1641,12 +1634,7 @@ impl Accesses {
                     continue;
                 };
                 let desc = &self.descs[d];
-                if address_uses_iv(desc, iv)
-                    || desc
-                        .regions
-                        .iter()
-                        .any(|r| r.handle.is_some_and(|h| h.0 == lp))
-                {
+                if address_uses_iv(desc, iv) || through_loop(desc, lp) {
                     continue;
                 }
                 let mut e = desc.clone();
@@ -2030,10 +2018,7 @@ impl Accesses {
                     continue;
                 };
                 let desc = &self.descs[d];
-                let through = desc
-                    .regions
-                    .iter()
-                    .any(|r| r.handle.is_some_and(|h| h.0 == lp));
+                let through = through_loop(desc, lp);
                 if self.descs.len() - n0 > budget || (through && desc.bind.is_none()) {
                     continue;
                 }
@@ -2227,10 +2212,7 @@ impl Accesses {
                     continue;
                 };
                 let desc = &self.descs[d];
-                let through = desc
-                    .regions
-                    .iter()
-                    .any(|r| r.handle.is_some_and(|h| h.0 == lp));
+                let through = through_loop(desc, lp);
                 if desc.only.iter().any(|o| o.0 == iv)
                     || desc
                         .regions
@@ -3932,6 +3914,13 @@ fn drop_own_iv(k: &Kernel, mut d: Desc, lp: StmtId) -> Desc {
     d.lane = None;
     remove_iv(&mut d, iv);
     d
+}
+
+/// Whether some region of `d` is reached through a handle of loop `lp`.
+fn through_loop(d: &Desc, lp: StmtId) -> bool {
+    d.regions
+        .iter()
+        .any(|r| r.handle.is_some_and(|h| h.0 == lp))
 }
 
 /// The loops whose handles `d` goes through that `keep` keeps, sorted, without repeats.
