@@ -863,6 +863,15 @@ fn cross_thread(
         loops.sort_unstable();
         loops.dedup();
         let mut forms = acc.residue_forms(k, &loops);
+        // A copy through the handles of a loop inside one of them, started from its handles:
+        // those bound too (the barrier pass's `outer_forms`), where the loop's own handles
+        // gave no form.
+        let nested = acc.nested_residue_forms(k, &loops);
+        if !nested.is_empty() {
+            let own: BTreeSet<(u32, u32, u32)> = forms.iter().map(|x| x.0).collect();
+            forms.extend(nested.into_iter().filter(|x| !own.contains(&x.0)));
+            forms.sort_unstable();
+        }
         let mut op_res: BTreeMap<StmtId, (StmtId, u32, u32)> = res_ops
             .iter()
             .map(|&(op, lp, r, q)| (op, (lp, r as u32, q as u32)))

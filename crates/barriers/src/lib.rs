@@ -798,6 +798,10 @@ struct Ctx<'k> {
     /// a branch of one residue of a loop of `plain_res`, that residue (`Sim::leave`); `NO_RES`
     /// else.
     op_res: Vec<u8>,
+    /// Per statement (empty when none): for an op that runs in one residue of a loop with
+    /// handles around its innermost one (`Accesses::residue_ops`), that loop and residue
+    /// (`u32::MAX`: none). Only the consumers of async copies use it (`async_in_residue`).
+    op_outer: Vec<(u32, u8)>,
     /// Per `if` on the induction variable of the innermost loop with handles around it that
     /// `Key::res` follows: (if statement, loop, residue of its then branch, of its else
     /// branch; `NO_RES` where the branch runs in several), sorted.
@@ -1044,6 +1048,7 @@ impl<'k> Ctx<'k> {
             async_loose: Vec::new(),
             asy: Vec::new(),
             op_res: Vec::new(),
+            op_outer: Vec::new(),
             if_res: Vec::new(),
             res_loops,
             plain_res: Vec::new(),
@@ -1184,6 +1189,11 @@ impl<'k> Ctx<'k> {
                 let b = block_of[op.index()];
                 if b != u32::MAX && c.inner_loop[b as usize] == lp.index() as u32 {
                     op_res[op.index()] = it as u8;
+                } else if b != u32::MAX && it < u64::from(OLD_RES) {
+                    if c.op_outer.is_empty() {
+                        c.op_outer = vec![(u32::MAX, NO_RES); k.stmts.len()];
+                    }
+                    c.op_outer[op.index()] = (lp.index() as u32, it as u8);
                 }
             }
             for &(lp, q) in &plain {
@@ -1388,11 +1398,23 @@ impl<'k> Ctx<'k> {
         if k.res != NO_RES || k.carried != 0 || k.first || k.back {
             return None;
         }
-        let r = self.op_res[self.acc.accesses[a as usize].stmt.index()];
-        if r >= OLD_RES {
+        let s = self.acc.accesses[a as usize].stmt.index();
+        let r = self.op_res[s];
+        if r < OLD_RES {
+            return self.res_form(k.desc, self.inner_loop[b.index()], r);
+        }
+        // In one residue of a loop around the innermost one with handles: the copy, made in
+        // the current iteration of that one, ran in the same iteration of the outer loop, its
+        // handles and those of the loops inside started from them bound to that residue's
+        // values (`outer_forms`; plain gen seed 1145 at 100 ops on sm).
+        let &(lp, r) = self.op_outer.get(s)?;
+        if lp == u32::MAX {
             return None;
         }
-        self.res_form(k.desc, self.inner_loop[b.index()], r)
+        self.outer_forms
+            .binary_search_by_key(&(k.desc, lp, r as u32), |x| x.0)
+            .ok()
+            .map(|i| self.outer_forms[i].1)
     }
 
     /// The innermost loop around `b` that `Key::res` follows (`res_loop`).
