@@ -2195,6 +2195,10 @@ impl Accesses {
             return;
         }
         let budget = n0.saturating_mul(8).max(1 << 12);
+        // `intern_in` pushes one binding list per new descriptor.
+        if self.binds.len() < n0 {
+            self.binds.resize(n0, Vec::new());
+        }
         let mut intern: FxMap<Desc, u32> = FxMap::default();
         let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
         let mut made: Vec<(u32, IvForms)> = Vec::new();
@@ -2266,9 +2270,6 @@ impl Accesses {
         }
         if self.iv_forms.len() < self.descs.len() {
             self.iv_forms.resize(self.descs.len(), Vec::new());
-        }
-        if self.binds.len() < self.descs.len() {
-            self.binds.resize(self.descs.len(), Vec::new());
         }
     }
 

@@ -220,6 +220,14 @@ fn next_carried(one: bool, carried: u8) -> u8 {
 /// `Key::up` bit: the key was `back` (not `first`) when it entered the inner loop.
 const UP_BACK: u32 = 1 << 31;
 
+/// The form of descriptor `d` keyed (descriptor, loop, residue) in the sorted table `forms`.
+fn form_in(forms: &[((u32, u32, u32), u32)], d: u32, lp: u32, r: u8) -> Option<u32> {
+    forms
+        .binary_search_by_key(&(d, lp, r as u32), |x| x.0)
+        .ok()
+        .map(|i| forms[i].1)
+}
+
 /// `Key::pin`: not pinned.
 const NO_PIN: u32 = u32::MAX;
 
@@ -1411,10 +1419,7 @@ impl<'k> Ctx<'k> {
         if lp == u32::MAX {
             return None;
         }
-        self.outer_forms
-            .binary_search_by_key(&(k.desc, lp, r as u32), |x| x.0)
-            .ok()
-            .map(|i| self.outer_forms[i].1)
+        self.outer_form(k.desc, lp, r)
     }
 
     /// The innermost loop around `b` that `Key::res` follows (`res_loop`).
@@ -1427,10 +1432,13 @@ impl<'k> Ctx<'k> {
 
     /// Descriptor `d` with loop `lp`'s handles bound to residue `r`'s values (`res_forms`).
     fn res_form(&self, d: u32, lp: u32, r: u8) -> Option<u32> {
-        self.res_forms
-            .binary_search_by_key(&(d, lp, r as u32), |x| x.0)
-            .ok()
-            .map(|i| self.res_forms[i].1)
+        form_in(&self.res_forms, d, lp, r)
+    }
+
+    /// Descriptor `d` with loop `lp`'s handles, and those of the loops inside it started
+    /// from them, bound to residue `r`'s values (`outer_forms`).
+    fn outer_form(&self, d: u32, lp: u32, r: u8) -> Option<u32> {
+        form_in(&self.outer_forms, d, lp, r)
     }
 
     #[inline]
@@ -2928,11 +2936,8 @@ impl<'c, 'k> Sim<'c, 'k> {
         let old = st.m.take();
         for &(mut k, (s, a)) in &old {
             if fits(&k) {
-                if let Ok(i) = c
-                    .outer_forms
-                    .binary_search_by_key(&(k.desc, lp, r as u32), |x| x.0)
-                {
-                    k.desc = c.outer_forms[i].1;
+                if let Some(d) = c.outer_form(k.desc, lp, r) {
+                    k.desc = d;
                 }
             }
             st.insert(k, s, a);
