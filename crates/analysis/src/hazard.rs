@@ -687,7 +687,9 @@ impl Accesses {
             let inner = |lp: StmtId| {
                 !exact.contains_key(&lp)
                     && (!exact.top.contains(&lp)
-                        || *nested.entry(lp).or_insert_with(|| starts_from_loop(k, lp)))
+                        || *nested
+                            .entry(lp)
+                            .or_insert_with(|| starts_from_loop(k, exact, lp)))
             };
             for lp in handle_loops(desc, inner) {
                 groups.entry(lp).or_default().push(d as u32);
@@ -2315,20 +2317,34 @@ impl Accesses {
     /// once (plain gen seed 1244 at 100 ops on sm: a copy through one result left an inner
     /// loop and met the read of the other result).
     pub fn one_place_at(&self, k: &Kernel, d: u32, at: StmtId) -> bool {
+        self.one_place_within(k, d, at, false)
+    }
+
+    /// `one_place_at` for the form `d` an access of loop `lp`'s last trip leaves it in, where
+    /// the variables of the loops around `lp` may move its address too: they keep their
+    /// values past `lp`'s exit, and an access that moves with them is compared as one made
+    /// there (plain gen seed 1713 on gfx1250: a copy into a slot on the outer loop's
+    /// variable left an inner loop and met a copy into the other half of the buffer).
+    pub fn one_place_leaving(&self, k: &Kernel, d: u32, lp: StmtId) -> bool {
+        self.one_place_within(k, d, lp, true)
+    }
+
+    /// `one_place_at`, and with `outer_ivs` `one_place_leaving`.
+    fn one_place_within(&self, k: &Kernel, d: u32, at: StmtId, outer_ivs: bool) -> bool {
         if self.one_place(d) {
             return true;
         }
-        let Some(info) = self.rotating.get().filter(|i| !i.top.is_empty()) else {
-            return false;
+        let top = |l: StmtId| self.rotating.get().is_some_and(|i| i.top.contains(&l));
+        let around = |v: ValueId| {
+            outer_ivs
+                && matches!(k.values[v].kind, ValueKind::Iv(l) if l != at && loop_inside(k, at, l))
         };
         let d = &self.descs[d as usize];
-        d.ivs.iter().all(|&v| !address_uses_iv(d, v))
+        d.ivs.iter().all(|&v| !address_uses_iv(d, v) || around(v))
             && d.regions.iter().all(|r| {
                 r.outer.is_none()
                     && r.handle.is_none_or(|(l, h, next)| {
-                        h != OVERLAP
-                            && (h == next
-                                || (info.top.contains(&l) && l != at && !loop_inside(k, at, l)))
+                        h != OVERLAP && (h == next || (top(l) && l != at && !loop_inside(k, at, l)))
                     })
             })
     }
@@ -3978,11 +3994,13 @@ fn on_threads<T: Send>(
 /// each starting its handles from the loop around it).
 const NESTED_BIND_LEVELS: usize = 3;
 
-/// Whether an initial value of loop `lp`'s handles is (a view of) a handle or result of
-/// another loop: only then do its handles' exit forms name another loop's handles; a loop of
-/// `LoopInfo::top` that does not takes its exit forms from `bind_top_exits` (its results
-/// told apart) instead of `Accesses::bind_exits`.
-fn starts_from_loop(k: &Kernel, lp: StmtId) -> bool {
+/// Whether an initial value of loop `lp`'s handles is (a view of) a handle of another loop,
+/// or a result of one whose results are not told apart (not in `LoopInfo::top`): only then do
+/// its handles' exit forms name another loop's handles; a loop of `LoopInfo::top` that does
+/// not takes its exit forms from `bind_top_exits` (its results told apart) instead of
+/// `Accesses::bind_exits` (a loop started from a top loop's results: plain gen seed 2183 on
+/// sm, whose exit form kept either result).
+fn starts_from_loop(k: &Kernel, exact: &LoopInfo, lp: StmtId) -> bool {
     let StmtKind::For(f) = &k.stmts[lp].kind else {
         return false;
     };
@@ -3991,8 +4009,13 @@ fn starts_from_loop(k: &Kernel, lp: StmtId) -> bool {
         for _ in 0..64 {
             match k.values[v].kind {
                 ValueKind::View(view) => v = k.views[view].base,
-                ValueKind::IterArg { stmt, .. } | ValueKind::Result { stmt, .. } => {
+                ValueKind::IterArg { stmt, .. } => {
                     return stmt != lp && matches!(k.stmts[stmt].kind, StmtKind::For(_));
+                }
+                ValueKind::Result { stmt, .. } => {
+                    return stmt != lp
+                        && matches!(k.stmts[stmt].kind, StmtKind::For(_))
+                        && !exact.top.contains(&stmt);
                 }
                 _ => return false,
             }
@@ -4965,9 +4988,17 @@ impl Resolver<'_> {
                 for r1 in &inits[a] {
                     for r2 in &inits[b] {
                         // The initial values are all taken at the loop's entry: two slots of
-                        // one slotting with different indices there are disjoint.
+                        // one slotting with different indices there are disjoint. So are two
+                        // different handles of a loop around it, one reached through an inner
+                        // loop's handle, and for good: this loop runs inside one iteration of
+                        // that one (plain gen seed 2913 on gfx1250: `%h13` against a handle
+                        // started from `%h14`).
                         if regions_overlap(r1, r2) {
-                            if !slots_apart(r1, r2) {
+                            let by_slots = slots_apart(r1, r2);
+                            if !by_slots && outer_apart(r1, r2, None) {
+                                continue;
+                            }
+                            if !by_slots {
                                 return Some(Rotation {
                                     orbits,
                                     sigma,
@@ -5002,7 +5033,10 @@ impl Resolver<'_> {
         };
         // A handle its loop yields unchanged is its initial value in every iteration; a
         // result of an `if` whose branches both yield one value is that value (gen seed 998
-        // on gfx1250).
+        // on gfx1250); a result of a loop of known trips that permutes its handles is the
+        // initial value the permutation takes there (plain gen seed 60 at 300 ops on sm: two
+        // results of a top-level loop passed through a loop of 16 trips).
+        let exact = self.exact;
         let fixed = |mut v: ValueId| {
             for _ in 0..16 {
                 match k.values[v].kind {
@@ -5017,6 +5051,17 @@ impl Resolver<'_> {
                         // whatever its trips (plain gen seed 203 on gfx1250).
                         StmtKind::For(f) if yields_unchanged(k, f, index) => {
                             v = f.iter_args[index].1;
+                        }
+                        StmtKind::For(f) => {
+                            let (Some(&t), Some((orbits, _))) =
+                                (exact.get(&stmt), permutation(k, stmt, f))
+                            else {
+                                break;
+                            };
+                            let Some(o) = orbits.get(index).filter(|o| !o.is_empty()) else {
+                                break;
+                            };
+                            v = f.iter_args[o[(t % o.len() as u64) as usize]].1;
                         }
                         StmtKind::If(i) => {
                             let Some(e) = i.else_block else {

@@ -4825,3 +4825,222 @@ kernel @k(%n = 0) waves 4 {
 "#;
     minimal_on(&[Target::Gfx950, Target::Gfx1250, Target::Sm90], words, 2);
 }
+
+/// Plain gen seed 2183 (sm_80, sm_90 at 100 ops; 2373 alike), reduced: the second loop
+/// starts its handles from the first one's results, both of unknown trips. Its last trip
+/// copies into `%h34`, which it yields as `%r35`; an earlier trip's copy into `%r36`'s
+/// memory is ordered by the barrier of the trip after it. The read of `%r36` needs no
+/// barrier: a loop started from a top-level loop's results takes its exit forms from the
+/// results told apart (`starts_from_loop`), and a loose copy leaves the loop in that exit
+/// form (`State::leave_loop`): one barrier (two before). Reading `%r35`: two.
+#[test]
+fn a_copy_through_a_loop_started_from_top_loop_results_lands_in_one_result() {
+    let src = r#"target sm_80
+kernel @k(%n = 3) {
+  %A2 = buffer workgroup 2048
+  %A3 = buffer workgroup 1024
+  %G = buffer global 1048576
+  %r18, %r19 = for %i15 = 0 to %n max 64 iter(%h16 = %A2, %h17 = %A3) {
+    yield %h17, %h16
+  }
+  op "st_shared" write %A3
+  %r35, %r36 = for %i32 = 0 to %n min 1 max 16 iter(%h33 = %r18, %h34 = %r19) {
+    op "cp_async" async write %h34, read %G
+    yield %h34, %h33
+  }
+  op "ld_shared" read %r36
+}
+"#;
+    counts_on(
+        &[Target::Sm80, Target::Sm90],
+        src,
+        1,
+        ("read %r36", "read %r35"),
+        2,
+    );
+}
+
+/// Plain gen seed 2801 (gfx942, gfx950, gfx1200 at 100 ops), reduced: the loop's copy
+/// through `%h6` in its last trip lands in `%r7`, never in `%r8`, which the last read reads
+/// (a loop of unknown trips inside no other: its exit form, as for
+/// `a_copy_through_a_loop_started_from_top_loop_results_lands_in_one_result`): two
+/// barriers (three before). Reading `%r7`: three.
+#[test]
+fn a_copy_in_the_last_trip_of_a_top_level_loop_lands_in_its_result() {
+    let src = r#"target gfx950
+kernel @k(%n = 0) {
+  %A0 = buffer workgroup 6144
+  %A1 = buffer workgroup 4096
+  %G = buffer global 1048576
+  op "ds_read" read %A0
+  %r7, %r8 = for %i4 = 0 to %n iter(%h5 = %A0, %h6 = %A1) {
+    op "gather_to_lds" async write %h6, read %G
+    if uniform %i4 < 2 {
+      op "ds_write" write %h5
+      if divergent tid mod 2 == 0 {
+      } else {
+        op "ds_read" read %A1[tid * 2 + 2]
+      }
+    }
+    yield %h6, %h5
+  }
+  op "ds_read_b128" read %r8
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950, Target::Gfx1200],
+        src,
+        2,
+        ("read %r8", "read %r7"),
+        3,
+    );
+}
+
+/// Plain gen seed 2313 (gfx1250 at 100 ops), reduced: the two-trip loop runs iteration by
+/// iteration (an `if` on its variable), and its first trip takes the else branch: the write
+/// through `%x23` writes `%A0`, never the `%A4` the second trip's atomic updates. An access
+/// through the results of an `if` its path decided takes that branch's form where it is one
+/// fixed place (`Sim::decided_form`): one barrier (two before). With `%A2` in both branches:
+/// two.
+#[test]
+fn an_access_through_an_if_decided_in_an_unrolled_loop_takes_that_branch() {
+    let src = r#"target gfx1250
+kernel @k(%n = 16) waves 2 {
+  %A0 = buffer workgroup 6144
+  %A2 = buffer workgroup 4096
+  %A4 = buffer workgroup 6144 aliases %A2
+  %v15 = view %A4[3072:6144]
+  for %i22 = 0 to 2 {
+    %x23 = if uniform (%i22 + 1) mod 2 == 0 {
+      op "lds_add" atomic %A4
+      yield %A2
+    } else {
+      yield %A0
+    }
+    for %i25 = 0 to %n min 1 max 16 iter(%h26 = %x23, %h27 = %v15) {
+      op "ds_write" write %x23
+      yield %h27, %h26
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx1250, Target::Sm80],
+        src,
+        1,
+        ("yield %A0", "yield %A2"),
+        2,
+    );
+}
+
+/// Plain gen seed 1713 (gfx1250 at 100 ops), reduced: the inner loop's last trip copies into
+/// `%v7`, a slot of `%A0[0:3072]` on the outer loop's variable, and the copy after the loop
+/// writes `%A0[3072:6144]`. A loose copy leaves a loop in its last trip's form where that
+/// names variables of loops around only (`Accesses::one_place_at`): one barrier (two
+/// before). Copying into `%v1` after the loop: two.
+#[test]
+fn a_copy_into_a_slot_on_an_outer_variable_leaves_its_loop_in_that_slot() {
+    let src = r#"target gfx950
+kernel @k(%n = 1) {
+  %A0 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v0 = view %A0[3072:6144]
+  op "gather_to_lds" async write %v0, read %G[40960:45056]
+  %v1 = view %A0[0:3072]
+  for %i6 = 0 to %n min 1 max 16 {
+    %v7 = view %v1 slot (%i6 + 1) mod 2
+    for %i8 = 0 to 2 iter(%h9 = %v7, %h10 = %A0) {
+      op "gather_to_lds" async write %h10, read %G
+      yield %h10, %h9
+    }
+    op "gather_to_lds" async write %v0, read %G
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        ("async write %v0, read %G\n", "async write %v1, read %G\n"),
+        2,
+    );
+}
+
+/// Plain gen seed 60 (sm_80, sm_90 at 300 ops), reduced: the last loop's handles start from
+/// two results of a loop of 16 trips that swaps its handles, which start from the two results
+/// of a top-level loop of unknown trips: still two different buffers, so the copy through
+/// `%h82` never meets the read of `%h81` in the same trip. A result of a loop of known trips
+/// that permutes its handles is the initial value the permutation takes there
+/// (`Resolver::distinct_handles`): one barrier (two before). Both started from `%r24`: two.
+#[test]
+fn results_of_a_counted_loop_keep_the_handles_of_the_loop_before_it_apart() {
+    let src = r#"target sm_80
+kernel @k(%n = 0) waves 8 {
+  %A0 = buffer workgroup 6144
+  %A2 = buffer workgroup 6144
+  %A3 = buffer workgroup 3072 at %A2 + 3072
+  %G = buffer global 1048576
+  %r24, %r25 = for %i21 = 0 to %n iter(%h22 = %A3, %h23 = %A0) {
+    yield %h23, %h22
+  }
+  %r75, %r76 = for %i72 = 0 to 16 iter(%h73 = %r24, %h74 = %r25) {
+    yield %h74, %h73
+  }
+  for %i80 = 0 to 16 step 4 iter(%h81 = %r75, %h82 = %r76) {
+    op "cp_async" async write %h82, read %G
+    op "ds_read" read %h81
+    yield %h82, %h81
+  }
+}
+"#;
+    counts_on(
+        &[Target::Sm80, Target::Sm90],
+        src,
+        1,
+        (
+            "iter(%h73 = %r24, %h74 = %r25)",
+            "iter(%h73 = %r24, %h74 = %r24)",
+        ),
+        2,
+    );
+}
+
+/// Plain gen seed 2913 (gfx1250 at 100 ops), reduced: the innermost loop starts its handles
+/// from `%h13`, a handle of the outer loop, and `%h17`, a handle of the middle loop started
+/// from the outer loop's other handle `%h14` (or `%A1`): different memory in one iteration
+/// of the outer loop, which the innermost loop runs inside. Its rotation keeps the handle
+/// rule (`Resolver::rotation_uncached` takes `outer_apart`): the write and the read of one
+/// trip never meet, one barrier (two before). Starting `%h17` from `%h13`: two.
+#[test]
+fn handles_started_from_two_outer_handles_stay_apart_in_an_inner_loop() {
+    let src = r#"target gfx950
+kernel @k(%n = 3, %c = 1) {
+  %A0 = buffer workgroup 3072
+  %A1 = buffer workgroup 4096
+  %A2 = buffer workgroup 3072 aliases %A0
+  %A3 = buffer workgroup 1024
+  for %i12 = 0 to 16 step 4 iter(%h13 = %A2, %h14 = %A3) {
+    %x15 = if uniform %c == 0 {
+      yield %h13
+    } else {
+      for %i16 = 0 to 16 step 4 iter(%h17 = %h14, %h18 = %A1) {
+        %r22, %r23 = for %i19 = 0 to %n iter(%h20 = %h13, %h21 = %h17) {
+          op "ds_write" write %h21
+          op "ds_read" read %h20
+          yield %h21, %h20
+        }
+        yield %h18, %h17
+      }
+      yield %A0
+    }
+    yield %h14, %h13
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx1250, Target::Sm80],
+        src,
+        1,
+        ("iter(%h17 = %h14", "iter(%h17 = %h13"),
+        2,
+    );
+}
