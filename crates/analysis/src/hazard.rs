@@ -590,7 +590,7 @@ impl Accesses {
                         if stmt == *lp {
                             if let Some(rot) = r.rotation(*lp, f) {
                                 let orbit = &rot.orbits[index];
-                                let m = orbit[(*it % orbit.len() as u64) as usize];
+                                let m = init_at(orbit, *it);
                                 nd.bind = Some(Box::new(BindSrc {
                                     value: f.iter_args[m].1,
                                     sel: src.sel.clone(),
@@ -4704,7 +4704,7 @@ impl<'k> Resolver<'k> {
                     match self.rotation(stmt, f) {
                         Some(rot) => {
                             let orbit = &rot.orbits[index];
-                            let m = orbit[(it % orbit.len() as u64) as usize];
+                            let m = init_at(orbit, it);
                             // One initial value, evaluated in the iteration of the enclosing
                             // loops the access runs in: its slot stays exact.
                             for mut r in self.regions(f.iter_args[m].1) {
@@ -4819,7 +4819,7 @@ impl<'k> Resolver<'k> {
                     if x == stmt && index < f.iter_args.len() {
                         if let Some((orbits, _)) = permutation(k, stmt, f) {
                             let orbit = &orbits[index];
-                            let m = orbit[(t % orbit.len() as u64) as usize];
+                            let m = init_at(orbit, t);
                             let exact = self.kept_regions(f.iter_args[m].1);
                             return self.finish(v, exact, outer_cut);
                         }
@@ -4841,7 +4841,7 @@ impl<'k> Resolver<'k> {
                         // have in iteration `T` (rotation by `T`; the initial value if 0).
                         if let Some((t, (orbit_of, _))) = &rot {
                             let orbit = &orbit_of[index];
-                            let m = orbit[(t % orbit.len() as u64) as usize];
+                            let m = init_at(orbit, *t);
                             // One initial value, in the iteration of the enclosing loops
                             // the loop ran in: its slot stays exact.
                             let exact = self.kept_regions(f.iter_args[m].1);
@@ -5061,7 +5061,7 @@ impl Resolver<'_> {
                             let Some(o) = orbits.get(index).filter(|o| !o.is_empty()) else {
                                 break;
                             };
-                            v = f.iter_args[o[(t % o.len() as u64) as usize]].1;
+                            v = f.iter_args[init_at(o, t)].1;
                         }
                         StmtKind::If(i) => {
                             let Some(e) = i.else_block else {
@@ -5095,6 +5095,13 @@ impl Resolver<'_> {
             (_, apart) => Some(apart),
         }
     }
+}
+
+/// The initial value (its index) that a handle whose orbit is `orbit` holds in iteration
+/// `it` of its loop (the result after `it` trips): the rotation takes it one step along the
+/// orbit per trip.
+fn init_at(orbit: &[usize], it: u64) -> usize {
+    orbit[(it % orbit.len() as u64) as usize]
 }
 
 /// Whether loop `f` yields its handle `index` unchanged: the handle, and the loop's result

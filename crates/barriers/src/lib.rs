@@ -2968,17 +2968,10 @@ impl<'c, 'k> Sim<'c, 'k> {
         let StmtKind::If(data) = &c.k.stmts[s].kind else {
             return d;
         };
-        match self.decided(data) {
-            Some(then) => {
-                let f = forms[usize::from(!then)];
-                if c.acc.one_place(f) {
-                    f
-                } else {
-                    d
-                }
-            }
-            None => d,
-        }
+        self.decided(data)
+            .map(|then| forms[usize::from(!then)])
+            .filter(|&f| c.acc.one_place(f))
+            .unwrap_or(d)
     }
 
     /// The branch a uniform `if` takes when its condition depends only on induction
