@@ -165,6 +165,11 @@ pub struct Desc {
     /// The variable is then in `ivs` too, so the access is carried past the loop's back edge
     /// like one whose address depends on it (see `Accesses::bind_parity`).
     pub only: Vec<(ValueId, u64)>,
+    /// For an access through a result of a uniform `if` on one induction variable: that
+    /// result. No rule of `desc_conflict` reads it; it keeps the descriptor apart from those
+    /// of other accesses to the same bytes, so that a pass may bind it to one branch's yield
+    /// in the iterations that take that branch (the barrier pass's residue forms).
+    pub via: Option<ValueId>,
 }
 
 /// Per-thread words of an indexed access in each of its regions: in region `i`, thread `tid`
@@ -684,8 +689,19 @@ impl Accesses {
             if desc.bind.is_none() {
                 continue;
             }
+            // Loops of known trips too: their last trip has its own form (`Bind::last`),
+            // the exit form is for a key made some trips before it (plain gen seed 3163 on
+            // gfx1250 at 100 ops: a read through an inner handle started from an outer one
+            // left its loop unbound and met the next outer trip's copy at any distance).
+            // Not where the address moves with the loop's variable: the exit form drops it,
+            // the iteration distance tells more (exec seed 176 at 200 ops: the words of one
+            // thread's earlier trip).
             let inner = |lp: StmtId| {
-                !exact.contains_key(&lp)
+                let moves = || match &k.stmts[lp].kind {
+                    StmtKind::For(f) => address_uses_iv(desc, f.iv),
+                    _ => true,
+                };
+                (!exact.contains_key(&lp) || !moves())
                     && (!exact.top.contains(&lp)
                         || *nested
                             .entry(lp)
@@ -1895,7 +1911,7 @@ impl Accesses {
         if self.binds.len() < n0 {
             self.binds.resize(n0, Vec::new());
         }
-        let mut intern: Option<FxMap<Desc, u32>> = None;
+        let mut intern: Option<DescIndex> = None;
         for d in 0..n0 {
             if self.descs[d].ivs.is_empty() {
                 continue;
@@ -1919,15 +1935,10 @@ impl Accesses {
                 let Some(desc) = first_iv_form(&self.descs[d], iv, lo) else {
                     continue;
                 };
-                let mut map = intern.take().unwrap_or_else(|| {
-                    let mut m = FxMap::default();
-                    for (i, x) in self.descs.iter().enumerate() {
-                        m.entry(x.clone()).or_insert(i as u32);
-                    }
-                    m
-                });
-                let id = self.intern_in(&mut map, desc);
-                intern = Some(map);
+                // Hashes, not copies, of the descriptors (`DescIndex`): a few forms are
+                // made among many (8 of 100K in the 1M-op kernel).
+                let ix = intern.get_or_insert_with(|| DescIndex::new(&self.descs));
+                let id = ix.intern(&mut self.descs, &mut self.binds, desc);
                 self.binds[d].push(Bind {
                     lp,
                     first: id,
@@ -2340,11 +2351,15 @@ impl Accesses {
                 && matches!(k.values[v].kind, ValueKind::Iv(l) if l != at && loop_inside(k, at, l))
         };
         let d = &self.descs[d as usize];
+        let around_loop = |l: StmtId| outer_ivs && l != at && loop_inside(k, at, l);
         d.ivs.iter().all(|&v| !address_uses_iv(d, v) || around(v))
             && d.regions.iter().all(|r| {
                 r.outer.is_none()
                     && r.handle.is_none_or(|(l, h, next)| {
-                        h != OVERLAP && (h == next || (top(l) && l != at && !loop_inside(k, at, l)))
+                        h != OVERLAP
+                            && (h == next
+                                || (top(l) && l != at && !loop_inside(k, at, l))
+                                || around_loop(l))
                     })
             })
     }
@@ -2689,6 +2704,22 @@ fn seen_before<T: Copy>(
         .and_then(|v| v.iter().find(|x| x.0 == *sel).map(|x| x.1))
 }
 
+/// Whether `v` is a result of a uniform `if` whose condition names one induction variable
+/// and constants (`Desc::via`).
+fn result_of_iv_if(k: &Kernel, v: ValueId) -> bool {
+    let ValueKind::Result { stmt, .. } = k.values[v].kind else {
+        return false;
+    };
+    match &k.stmts[stmt].kind {
+        StmtKind::If(i) => {
+            i.uniformity == syncopt_ir::Uniformity::Uniform
+                && matches!(i.cond.expr.terms.as_slice(),
+                    [(Var::Value(x), _)] if matches!(k.values[*x].kind, ValueKind::Iv(_)))
+        }
+        _ => false,
+    }
+}
+
 fn describe(
     k: &Kernel,
     threads: Option<u64>,
@@ -2735,6 +2766,9 @@ fn describe(
                                 sel: Sel::of(&e.mem.sel),
                                 threads: th,
                             }));
+                        }
+                        if result_of_iv_if(k, e.mem.value) {
+                            desc.via = Some(e.mem.value);
                         }
                         match intern.get(&desc) {
                             Some(&id) => id,
@@ -3057,6 +3091,7 @@ fn make_desc(
         bind: None,
         lane,
         only: Vec::new(),
+        via: None,
     }
 }
 
@@ -4206,6 +4241,7 @@ fn empty_desc() -> Desc {
         bind: None,
         lane: None,
         only: Vec::new(),
+        via: None,
     }
 }
 
@@ -4889,9 +4925,17 @@ impl<'k> Resolver<'k> {
                         }
                     }
                     StmtKind::If(i) => {
+                        // A branch no iteration takes yields nothing (plain gen seed 3865 at
+                        // 100 ops: `(%i + 1) mod 2 == 0` in a loop of step 4 made the result
+                        // meet a copy into the dead branch's buffer).
                         let side = self
                             .fix_if
-                            .and_then(|(x, side)| (x == stmt).then_some(side));
+                            .and_then(|(x, side)| (x == stmt).then_some(side))
+                            .or_else(|| match crate::branches::fold_cond(k, i, &[]) {
+                                (true, false) => Some(1),
+                                (false, true) => Some(0),
+                                _ => None,
+                            });
                         if side != Some(1) {
                             if let Some(y) = k.blocks[i.then_block].yields.get(index) {
                                 out.extend(self.regions(*y));

@@ -4,6 +4,7 @@
 
 use syncopt_ir::{BlockId, Diagnostic, Kernel, Loc, StmtId, StmtKind};
 
+pub mod branches;
 pub mod hazard;
 
 /// Options of `syncopt insert`, shared by every pass.

@@ -78,6 +78,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use syncopt_analysis::branches::dead_branches;
 use syncopt_analysis::hazard::{lcm, Accesses, Mode, CARRIED_IN_LOOP};
 use syncopt_analysis::{block_weights, Covered, Explain, InsertOptions, PassReport};
 use syncopt_ir::{
@@ -948,8 +949,7 @@ impl<'k> Ctx<'k> {
                     }
                 }
             }
-            let mut dead = vec![(false, false); k.stmts.len()];
-            fold_conds(k, k.body, &mut Vec::new(), &mut dead);
+            let dead = dead_branches(k);
             let span = spans(k, &base);
             (base, point_block, weight, flat, dead, span)
         };
@@ -1189,7 +1189,16 @@ impl<'k> Ctx<'k> {
                     .filter(|&&(_, q)| q != FIRST_LATER)
                     .map(|&(lp, q)| (lp, u64::from(q)))
                     .collect();
-                let forms = c.acc.plain_residue_forms(k, &loops);
+                let mut forms = c.acc.plain_residue_forms(k, &loops);
+                // Accesses through the results of an `if` on the loop's variable, in the
+                // residues its branches run in.
+                let by_if = if_residue_forms(k, &c.acc, &c.br_forms, &plain, &res_loop, &block_of);
+                if !by_if.is_empty() {
+                    // A slot view's form first, where one descriptor had both.
+                    let taken: BTreeSet<(u32, u32, u32)> =
+                        c.res_forms.iter().chain(&forms).map(|x| x.0).collect();
+                    forms.extend(by_if.into_iter().filter(|x| !taken.contains(&x.0)));
+                }
                 if !forms.is_empty() {
                     c.res_forms.extend(forms);
                     c.res_forms.sort_unstable();
@@ -3216,6 +3225,82 @@ fn branch_class(c: &syncopt_ir::Cond, v: bool, f: &ForData, q: u8) -> Option<u8>
         .filter(|&x| x < OLD_RES)
 }
 
+/// `Ctx::res_forms` of the accesses through a result of a uniform `if` on the variable of a
+/// plain loop `Key::res` follows (`plain`, the innermost one around the access, `res_loop`)
+/// whose branches each run in one residue: in the iterations of a branch's residue the result
+/// is that branch's yield (`Ctx::br_forms`; plain gen seed 3082 at 100 ops: a write through
+/// such a result in the odd iterations met the even iterations' read of the other buffer).
+/// Only descriptors of such accesses alone (`Desc::via`), none of them an async copy's
+/// (async-waits binds copies by handles alone).
+fn if_residue_forms(
+    k: &Kernel,
+    acc: &Accesses,
+    br_forms: &[(u32, StmtId, [u32; 2])],
+    plain: &[(StmtId, u8)],
+    res_loop: &[u32],
+    block_of: &[u32],
+) -> Vec<((u32, u32, u32), u32)> {
+    let mut out: Vec<((u32, u32, u32), u32)> = Vec::new();
+    let mut bad: BTreeSet<u32> = BTreeSet::new();
+    for &(a, s, forms) in br_forms {
+        let access = &acc.accesses[a as usize];
+        let d = access.desc;
+        if acc.descs[d as usize].via.is_none() {
+            continue;
+        }
+        let asy =
+            matches!(&k.stmts[access.stmt].kind, StmtKind::Op(op) if op.asynchronous.is_some());
+        let b = block_of
+            .get(access.stmt.index())
+            .copied()
+            .unwrap_or(u32::MAX);
+        let StmtKind::If(i) = &k.stmts[s].kind else {
+            continue;
+        };
+        let classes = match i.cond.expr.terms.as_slice() {
+            [(syncopt_ir::Var::Value(v), _)] => match k.values[*v].kind {
+                syncopt_ir::ValueKind::Iv(lp) => plain
+                    .iter()
+                    .find(|x| x.0 == lp && x.1 != FIRST_LATER)
+                    .filter(|_| b != u32::MAX && res_loop[b as usize] == lp.index() as u32)
+                    .and_then(|&(lp, q)| match &k.stmts[lp].kind {
+                        StmtKind::For(f) => Some((
+                            lp,
+                            branch_class(&i.cond, true, f, q)?,
+                            branch_class(&i.cond, false, f, q)?,
+                        )),
+                        _ => None,
+                    }),
+                _ => None,
+            },
+            _ => None,
+        };
+        match classes {
+            Some((lp, rt, re)) if rt != re && !asy && i.uniformity == Uniformity::Uniform => {
+                let l = lp.index() as u32;
+                out.push(((d, l, u32::from(rt)), forms[0]));
+                out.push(((d, l, u32::from(re)), forms[1]));
+            }
+            _ => {
+                bad.insert(d);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    // One form per (descriptor, loop, residue): two would mean two `if`s behind one value.
+    let mut i = 0;
+    while i < out.len() {
+        let j = out[i..].partition_point(|x| x.0 == out[i].0) + i;
+        if j - i > 1 {
+            bad.insert(out[i].0 .0);
+        }
+        i = j;
+    }
+    out.retain(|x| !bad.contains(&x.0 .0));
+    out
+}
+
 /// The residue (`Key::res`) each op of plain loop `lp` (`plain_residue_loops`, period `q`)
 /// runs in, where a uniform `if` on its variable tells it and `lp` is the innermost loop
 /// `Key::res` follows around the op (`res_loop`). Async copies too: async-waits' dataflow
@@ -3435,96 +3520,6 @@ fn unroll_trips(k: &Kernel) -> (Vec<u8>, Vec<Option<i64>>) {
         }
     }
     (out, last)
-}
-
-/// Whether the condition of `d` is always false / always true: it depends on one induction
-/// variable of a loop with constant bounds (at most 4096 values) and on constants only.
-/// `fold_cond` for every `if` under `b`, knowing the branches taken by the enclosing `if`s
-/// (`known`): an `if` nested in a branch of another on the same induction variable runs only
-/// in that branch's iterations (`if %i mod 2 == 0 { if %i mod 2 == 0 {..} else {dead} }`).
-fn fold_conds<'k>(
-    k: &'k Kernel,
-    b: BlockId,
-    known: &mut Vec<(&'k syncopt_ir::Cond, bool)>,
-    dead: &mut [(bool, bool)],
-) {
-    for &s in &k.blocks[b].stmts {
-        match &k.stmts[s].kind {
-            StmtKind::If(d) => {
-                dead[s.index()] = fold_cond(k, d, known);
-                let (then_dead, else_dead) = dead[s.index()];
-                if !then_dead {
-                    known.push((&d.cond, true));
-                    fold_conds(k, d.then_block, known, dead);
-                    known.pop();
-                }
-                if let (Some(e), false) = (d.else_block, else_dead) {
-                    known.push((&d.cond, false));
-                    fold_conds(k, e, known, dead);
-                    known.pop();
-                }
-            }
-            kind => {
-                for c in kind.child_block_ids() {
-                    fold_conds(k, c, known, dead);
-                }
-            }
-        }
-    }
-}
-
-/// Whether `d`'s condition, over one constant-bound induction variable, is false (then dead)
-/// or true (else dead) in every iteration in which the enclosing conditions `known` on the
-/// same variable take their branches.
-fn fold_cond(k: &Kernel, d: &IfData, known: &[(&syncopt_ir::Cond, bool)]) -> (bool, bool) {
-    let terms = &d.cond.expr.terms;
-    if terms.len() != 1 {
-        return (false, false);
-    }
-    let syncopt_ir::Var::Value(v) = terms[0].0 else {
-        return (false, false);
-    };
-    let same_var = |c: &syncopt_ir::Cond| matches!(c.expr.terms.as_slice(), [(syncopt_ir::Var::Value(w), _)] if *w == v);
-    let syncopt_ir::ValueKind::Iv(ls) = k.values[v].kind else {
-        return (false, false);
-    };
-    let StmtKind::For(f) = &k.stmts[ls].kind else {
-        return (false, false);
-    };
-    let (syncopt_ir::Bound::Const(lo), syncopt_ir::Bound::Const(hi)) = (f.lo, f.hi) else {
-        return (false, false);
-    };
-    if f.step <= 0 || hi <= lo || (hi - lo) / f.step > 4096 {
-        return (false, false);
-    }
-    // The enclosing conditions count only where the verifier decides them too: it runs a loop
-    // of at most 8 trips iteration by iteration, and tracks the residue of a variable that
-    // conditions take modulo a constant; elsewhere it explores both branches.
-    let unrolled = f.trips().exact().is_some_and(|n| (1..=8).contains(&n));
-    let decided = |c: &syncopt_ir::Cond| unrolled || c.modulo.is_some_and(|m| m > 0 && m <= 64);
-    let known: Vec<&(&syncopt_ir::Cond, bool)> = if decided(&d.cond) {
-        known
-            .iter()
-            .filter(|(c, _)| same_var(c) && decided(c))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let (mut any_true, mut any_false) = (false, false);
-    let mut x = lo;
-    while x < hi {
-        if known.iter().any(|(c, taken)| c.eval(|_| x) != *taken) {
-            x += f.step;
-            continue;
-        }
-        if d.cond.eval(|_| x) {
-            any_true = true;
-        } else {
-            any_false = true;
-        }
-        x += f.step;
-    }
-    (!any_true, !any_false)
 }
 
 /// Where the barriers go, and what the final placement covers.

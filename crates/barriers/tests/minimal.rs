@@ -5044,3 +5044,157 @@ kernel @k(%n = 3, %c = 1) {
         2,
     );
 }
+
+/// Plain gen seed 3865 (sm_80/sm_90 at 100 ops), reduced: `(%i25 + 1) mod 2 == 0` is false in
+/// every trip of a loop of step 4, so `%x26` is always `%A2` and the read through it never
+/// meets the copy into `%A0`. An `if` result takes no yield of a branch no iteration runs
+/// (`branches::fold_cond` in the resolver): one barrier (two before). With step 1 the then
+/// branch runs: two.
+#[test]
+fn an_if_result_takes_no_yield_of_a_branch_no_iteration_runs() {
+    let src = r#"target sm_80
+kernel @k(%n = 16, %c = 1) waves 4 {
+  %A0 = buffer workgroup 3072
+  %A2 = buffer workgroup 2048
+  %G = buffer global 1048576
+  %x13 = if uniform %c {
+    yield %A0
+  } else {
+    yield %A2
+  }
+  op "cp_async" async write %x13, read %G
+  for %i25 = 0 to 16 step 4 {
+    %x26 = if uniform (%i25 + 1) mod 2 == 0 {
+      yield %A0
+    } else {
+      yield %A2
+    }
+    op "cp_async" async write %A0, read %G[tid * 2 + 3]
+    op "ld_shared" read %x26
+  }
+}
+"#;
+    counts_on(
+        &[Target::Sm80, Target::Sm90],
+        src,
+        1,
+        ("to 16 step 4 {", "to 16 {"),
+        2,
+    );
+}
+
+/// Plain gen seed 3163 (gfx1250 at 100 ops), reduced: the inner loop of four trips reads
+/// `%h2` of this outer trip in its even trips and `%A1` in its odd ones; the next outer trip
+/// copies into the other of `%A0`/`%A4`. A read made some trips before the inner loop's last
+/// leaves it in its exit form (the handles open over their orbits, `Bind::exit`, now for loops
+/// of known trips too): the outer handle's rule holds, one barrier (two before). With the
+/// outer handles not rotating the copy meets the read: two.
+#[test]
+fn a_read_some_trips_before_the_last_of_a_counted_loop_leaves_it_in_its_exit_form() {
+    let src = r#"target gfx1250
+kernel @k(%n = 0) {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 4096
+  %A4 = buffer workgroup 4096
+  %G = buffer global 1048576
+  %r3, %r4 = for %i0 = 0 to 16 iter(%h1 = %A4, %h2 = %A0) {
+    op "tensor_load" async write %h2, read %G
+    for %i5 = 0 to 16 step 4 iter(%h6 = %h2, %h7 = %A1) {
+      op "ds_read" read %h6
+      yield %h7, %h6
+    }
+    yield %h2, %h1
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx1200, Target::Gfx1250],
+        src,
+        1,
+        ("    yield %h2, %h1", "    yield %h1, %h2"),
+        2,
+    );
+}
+
+/// Plain gen seed 3771 (sm_80/sm_90 at 100 ops), reduced: the last trip of the inner loop
+/// (16 trips from `%h2`, `%h1`) copies into `%h2` of this outer trip; the next run of it
+/// starts with a copy into `%h1`, the next outer trip with one into the other buffer. A loose
+/// copy leaves its loop in its last-trip form when that names a handle of a loop around
+/// (fixed while the inner loop runs, `Accesses::one_place_leaving`): two barriers (three
+/// before). With the inner handles started the other way round the last copy goes to `%h1`,
+/// which the next outer trip copies into: three.
+#[test]
+fn a_copy_into_an_outer_handle_leaves_its_loop_in_that_handle() {
+    let src = r#"target sm_80
+kernel @k(%n = 0, %c = 1) {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 8192
+  %G = buffer global 1048576
+  if uniform %n > 4 {
+  } else {
+    for %i0 = 0 to 16 step 4 iter(%h1 = %A0, %h2 = %A1) {
+      op "cp_async" async write %h2, read %G
+      if uniform %c == 0 {
+        for %i3 = 0 to %n min 1 max 16 {
+          %r7, %r8 = for %i4 = 0 to 16 iter(%h5 = %h2, %h6 = %h1) {
+            op "cp_async" async write %h6, read %G
+            op "cp_async" async write %h6, read %G
+            yield %h6, %h5
+          }
+        }
+      }
+      yield %h2, %h1
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Sm80, Target::Sm90],
+        src,
+        2,
+        ("iter(%h5 = %h2, %h6 = %h1)", "iter(%h5 = %h1, %h6 = %h2)"),
+        3,
+    );
+}
+
+/// Plain gen seed 3082 (AMD and sm at 100 ops), reduced: `%x1` is `%A1` in the odd trips and
+/// `%A0` in the even ones, which alone read `%A0`; the atomic through `%x1` in an odd trip
+/// never meets the next (even) trip's read. In each residue of the loop an access through
+/// the result of an `if` on its variable takes the branch of that residue (`Ctx::res_forms`
+/// from `if_residue_forms`; such a descriptor is the access's own, `Desc::via`): one barrier
+/// (two before). With a condition on a parameter either branch may run in any trip: two.
+#[test]
+fn an_access_through_an_if_on_the_loop_parity_takes_the_branch_of_its_residue() {
+    let src = r#"target gfx950
+kernel @k(%n = 3, %c = 1) waves 16 {
+  %A0 = buffer workgroup 6144
+  %A1 = buffer workgroup 8192
+  if uniform %c == 0 {
+  } else {
+    for %i0 = 0 to %n min 1 max 16 {
+      %x1 = if uniform (%i0 + 1) mod 2 == 0 {
+        yield %A1
+      } else {
+        op "ldmatrix" read %A0[tid]
+        yield %A0
+      }
+      op "lds_add" atomic %x1
+    }
+  }
+}
+"#;
+    counts_on(
+        &[
+            Target::Gfx942,
+            Target::Gfx950,
+            Target::Gfx1200,
+            Target::Gfx1250,
+            Target::Sm80,
+            Target::Sm90,
+        ],
+        src,
+        1,
+        ("if uniform (%i0 + 1) mod 2 == 0", "if uniform %c == 0"),
+        2,
+    );
+}
