@@ -798,6 +798,84 @@ impl Accesses {
             }
         }
         self.bind_top_exits(k, exact, &mut index);
+        self.bind_run_lasts(k, exact, &mut index);
+    }
+
+    /// Last-trip forms (`Bind::last`) for the accesses through the handles of a loop of
+    /// unknown trips inside another whose results are told apart within one run
+    /// (`Region::run`, small kernels only): made in the last trip, handle `i` is the result
+    /// `j` that trip yields it to, marked as that run's (plain gen seed 3049 on gfx1250: a
+    /// write in the last trip and one to the other result after the loop). Only the last
+    /// trip's: an access some trips before holds another value (`Bind::exit` covers those).
+    fn bind_run_lasts(&mut self, k: &Kernel, exact: &LoopInfo, index: &mut Option<DescIndex>) {
+        if k.stmts.len() > TOP_SMALL_KERNEL {
+            return;
+        }
+        let mut r = Resolver::new(k, exact);
+        let mut inverse: BTreeMap<StmtId, Option<Vec<usize>>> = BTreeMap::new();
+        let runs = |l: StmtId| {
+            !exact.contains_key(&l) && !exact.top.contains(&l) && !exact.outermost.contains(&l)
+        };
+        for d in 0..self.descs.len() {
+            if self.descs[d].bind.is_none() {
+                continue;
+            }
+            for lp in handle_loops(&self.descs[d], runs) {
+                let StmtKind::For(f) = &k.stmts[lp].kind else {
+                    continue;
+                };
+                let inv = inverse.entry(lp).or_insert_with(|| {
+                    let rot = r.rotation(lp, f).filter(|x| !x.apart && !x.overlap)?;
+                    let mut inv = vec![usize::MAX; rot.sigma.len()];
+                    for (j, &i) in rot.sigma.iter().enumerate() {
+                        inv[i] = j;
+                    }
+                    Some(inv)
+                });
+                let Some(inv) = inv.as_ref() else {
+                    continue;
+                };
+                let desc = &self.descs[d];
+                if uses_iv(desc, f.iv)
+                    || self.binds[d]
+                        .iter()
+                        .any(|b| b.lp == lp && b.last != u32::MAX)
+                {
+                    continue;
+                }
+                let mut nd = desc.clone();
+                let mut ok = true;
+                for g in &mut nd.regions {
+                    if let Some((l, i, _)) = g.handle {
+                        if l == lp {
+                            match inv.get(i) {
+                                Some(&j) if j != usize::MAX && g.outer.is_none() => {
+                                    g.handle = None;
+                                    g.run = Some((lp, j));
+                                }
+                                _ => ok = false,
+                            }
+                        }
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                remove_iv(&mut nd, f.iv);
+                nd.bind = None;
+                let ix = index.get_or_insert_with(|| DescIndex::new(&self.descs));
+                let id = ix.intern(&mut self.descs, &mut self.binds, nd);
+                match self.binds[d].iter_mut().find(|b| b.lp == lp) {
+                    Some(b) => b.last = id,
+                    None => self.binds[d].push(Bind {
+                        lp,
+                        first: d as u32,
+                        last: id,
+                        exit: u32::MAX,
+                    }),
+                }
+            }
+        }
     }
 
     /// Exit forms (`Bind::exit`) for the accesses through the handles of a loop of unknown
@@ -2912,6 +2990,12 @@ fn make_desc(
             }
         }
         Selector::Index(e) => {
+            // Words from a slot of an aliasing buffer kept aside may run past it: not kept.
+            for r in &mut regions {
+                if r.local.is_some() && r.range.is_none() {
+                    r.over = None;
+                }
+            }
             let tid_only = e.terms.iter().all(|(v, _)| *v == Var::Tid);
             lane = Some(Box::new(Lane {
                 expr: e.clone(),
@@ -3176,6 +3260,18 @@ fn narrow(r: &mut Region, lo: u64, hi: u64) {
             let nhi = a.saturating_add(hi).min(b).max(nlo);
             r.range = Some((nlo, nhi));
         }
+        // A slot of an aliasing buffer kept aside (`Region::over` with `local`): the
+        // sub-range within the slot, while it fits.
+        (None, None) if r.hull && r.local.is_some() => {
+            if let Some(s) = r.over.as_mut() {
+                if s.inner.0.saturating_add(hi) <= s.size {
+                    let a = s.inner.0.saturating_add(lo).min(s.inner.1);
+                    s.inner = (a, s.inner.0.saturating_add(hi).min(s.inner.1).max(a));
+                } else {
+                    r.over = None;
+                }
+            }
+        }
         (None, None) if r.hull => {}
         (None, None) => {
             if let Some((buf, a, b)) = r.local {
@@ -3224,9 +3320,44 @@ fn regions_overlap(r1: &Region, r2: &Region) -> bool {
         }
     }
     match (r1.local, r2.local) {
-        (Some((b1, l1, h1)), Some((b2, l2, h2))) if b1 == b2 => l1 < h2 && l2 < h1,
+        (Some((b1, l1, h1)), Some((b2, l2, h2))) if b1 == b2 => {
+            l1 < h2 && l2 < h1 && local_slots_meet(r1, r2) && local_slots_meet(r2, r1)
+        }
         _ => true,
     }
+}
+
+/// For two regions of one aliasing buffer (`Region::local`): whether some slot `r1` keeps
+/// aside (`Region::over`, any index) may share a byte with `r2`'s bytes, or, both slots of
+/// one slotting, whether their bytes within a slot meet. True when `r1` keeps no slot.
+fn local_slots_meet(r1: &Region, r2: &Region) -> bool {
+    fn local_slot(r: &Region) -> Option<&SlotInfo> {
+        r.over.as_ref().filter(|_| r.range.is_none())
+    }
+    let Some(s1) = local_slot(r1) else {
+        return true;
+    };
+    if let Some(s2) = local_slot(r2) {
+        if (s1.lo, s1.size, s1.count) == (s2.lo, s2.size, s2.count)
+            && !(s1.inner.0 < s2.inner.1 && s2.inner.0 < s1.inner.1)
+        {
+            return false;
+        }
+    }
+    let Some((_, l2, h2)) = r2.local else {
+        return true;
+    };
+    if s1.count > 64 {
+        return true;
+    }
+    (0..u64::from(s1.count)).any(|j| {
+        let start = s1.lo.saturating_add(j.saturating_mul(s1.size));
+        let (a, b) = (
+            start.saturating_add(s1.inner.0),
+            start.saturating_add(s1.inner.1),
+        );
+        a < h2 && l2 < b
+    })
 }
 
 /// Whether two regions are different slots of one slotting whatever the values of the
@@ -3792,9 +3923,31 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     if let Some(l) = out.lane.as_deref() {
         narrow_to_words(&mut out.regions, l);
     }
+    for r in out.regions.iter_mut() {
+        fix_local_slot(r);
+    }
     remove_iv(&mut out, iv);
     out.only.retain(|o| o.0 != iv);
     Some(out)
+}
+
+/// A slot of an aliasing buffer kept aside (`Region::over` beside `local`) whose index is now
+/// a constant: the bytes of the buffer the region touches are that slot's.
+fn fix_local_slot(r: &mut Region) {
+    let (Some((buf, _, _)), None, Some(s)) = (r.local, r.range, r.over.as_ref()) else {
+        return;
+    };
+    if !s.index.terms.is_empty() {
+        return;
+    }
+    let j = s.index.constant.rem_euclid(i64::from(s.count.max(1))) as u64;
+    let start = j.checked_mul(s.size).and_then(|x| x.checked_add(s.lo));
+    if let Some(start) = start {
+        let lo = start.saturating_add(s.inner.0);
+        let hi = start.saturating_add(s.inner.1).max(lo);
+        r.local = Some((buf, lo, hi));
+        r.over = None;
+    }
 }
 
 /// The descriptor of the access `src` (of mode `mode`) with the handles of loop `lp` bound
@@ -4721,7 +4874,21 @@ impl<'k> Resolver<'k> {
                                 // somewhere in the view's, from which offsets say nothing
                                 // (`narrow` keeps such a hull; plain gen seed 2805 at 100
                                 // ops: a write to other bytes of the buffer met every slot).
+                                // The slot, in the buffer's own bytes, stays aside for a
+                                // form that fixes its index (`fix_local_slot`; plain gen
+                                // seed 3571: two trips wrote two slots).
                                 r.hull = true;
+                                if let Some((_, a, b)) = r.local {
+                                    let c = (*count).max(1);
+                                    let size = b.saturating_sub(a) / u64::from(c);
+                                    r.over = Some(SlotInfo {
+                                        lo: a,
+                                        size,
+                                        count: c,
+                                        index: index.clone(),
+                                        inner: (0, size),
+                                    });
+                                }
                             } else {
                                 drop_slot(r);
                                 r.local = None;

@@ -818,14 +818,25 @@ fn cross_thread(
                 },
                 _ => None,
             };
+            // Straight out of a loop from its last iteration, nothing crossed since: a loop
+            // whose results the copy's form there names has not run again either
+            // (`Accesses::bind_run_lasts`; plain gen seed 2898 on sm).
+            let exit_run = matches!(reach.carried, Carried::Exit(_)) && reach.past.is_none();
             let dists = reach
                 .same
-                .then(|| (same_iteration(a.desc), 0, None, None, None))
+                .then(|| (same_iteration(a.desc), 0, None, None, None, true))
                 .into_iter()
-                .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next, last)));
-            dists.into_iter().any(|(x, d, rerun, next, last)| {
+                .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next, last, exit_run)));
+            dists.into_iter().any(|(x, d, rerun, next, last, same)| {
                 ids(consumer).iter().any(|&b| {
                     let b = acc.accesses[b as usize].desc;
+                    // In the copy's iteration of every loop around it, a loop whose results
+                    // it went through has not run again: two different results of that run
+                    // are different memory (`Region::run`, the barrier pass's `Key::run`;
+                    // plain gen seed 4306 at 100 ops on AMD).
+                    if same && rerun.is_none() && acc.run_apart(x, b) {
+                        return false;
+                    }
                     let b = last.map_or(b, |m| acc.last_bound(b, m).unwrap_or(b));
                     let b = next.map_or(b, |n| in_residue(b, n));
                     let b = rerun.map_or(b, |m| acc.first_bound(b, m));

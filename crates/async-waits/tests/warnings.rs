@@ -587,3 +587,58 @@ fn quiet_until(src: &str, target: Target, (from, to): (&str, &str)) {
     assert_ne!(other, src);
     assert_eq!(warnings(&other, target, false).len(), 1);
 }
+
+/// Plain gen seed 4306 (gfx950 at 100 ops), reduced: `%r15` and `%r16` are two results of one
+/// run of the inner loop, different memory in the copy's iteration of the loop around
+/// (`Region::run`): shared-barriers keeps no barrier between the copy into one and the write
+/// to the other, and the check finds nothing unpublished either. The write to `%r15` gets
+/// its barrier; without shared-barriers the check warns about it.
+#[test]
+fn copies_into_one_result_of_a_run_meet_no_write_to_the_other() {
+    let src = "target gfx950
+kernel @k(%n = 3, %c = 1) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 6144
+  %G = buffer global 1048576
+  for %i11 = 0 to 4 {
+    %r15, %r16 = for %i12 = 0 to %n min 1 max 16 iter(%h13 = %A1, %h14 = %A0) {
+      yield %h14, %h13
+    }
+    op \"gather_to_lds\" async write %r15, read %G[tid * 4]
+    op \"ds_write\" write %r16
+  }
+}
+";
+    assert_eq!(warnings(src, Target::Gfx950, true), Vec::<String>::new());
+    let same = src.replace("write %r16", "write %r15");
+    assert_eq!(warnings(&same, Target::Gfx950, true), Vec::<String>::new());
+    assert!(!warnings(&same, Target::Gfx950, false).is_empty());
+}
+
+/// Plain gen seed 2898 (sm_90 at 100 ops), reduced: the copy of the inner loop's last trip
+/// lands in `%r4` (the result that trip yields `%h3` to); straight out of the loop, the read
+/// of `%r5`, the other result of that run, is other memory. Shared-barriers keeps no barrier
+/// before the read, and the check, which binds the copy to that form
+/// (`Accesses::bind_run_lasts`), finds nothing unpublished; without shared-barriers it warns.
+#[test]
+fn a_copy_from_a_nested_loops_last_trip_meets_no_read_of_the_other_result() {
+    let src = "target sm_90
+kernel @k(%n = 1, %c = 1) waves 16 {
+  %A0 = buffer workgroup 1024
+  %A2 = buffer workgroup 6144
+  %A4 = buffer workgroup 3072 aliases %A2
+  %G = buffer global 1048576
+  for %i0 = 0 to 16 step 4 {
+    op \"ldmatrix\" read %A4[tid]
+    %r4, %r5 = for %i1 = 0 to %n iter(%h2 = %A0, %h3 = %A4) {
+      op \"cp_async\" async write %h3, read %G
+      yield %h3, %h2
+    }
+    op \"ld_shared\" read %r5
+    op \"lds_add\" atomic %A4
+  }
+}
+";
+    assert_eq!(warnings(src, Target::Sm90, true), Vec::<String>::new());
+    assert!(!warnings(src, Target::Sm90, false).is_empty());
+}

@@ -197,8 +197,9 @@ struct Key {
     /// Made through a result of a loop inside another loop (`Region::run`), and no loop
     /// entered since: that loop has not run again, so its different results are different
     /// memory for the accesses after it (`Accesses::run_apart`; the verifier tells them
-    /// apart in one iteration of the loop around; plain gen seed 836 at 100 ops). Not for
-    /// async producers (async-waits' check has no such rule).
+    /// apart in one iteration of the loop around; plain gen seed 836 at 100 ops). Async
+    /// producers too (async-waits' check takes the rule for paths in the copy's iteration;
+    /// plain gen seed 4306 on AMD).
     run: bool,
 }
 
@@ -613,6 +614,12 @@ impl State {
                 && iv.is_some()
                 && acc.dist_iv(k.desc) == iv
         };
+        let of_run = |d: u32| {
+            acc.descs[d as usize]
+                .regions
+                .iter()
+                .any(|r| r.run.is_some())
+        };
         let bind = |k: &Key| match (k.carried, lp) {
             (_, Some(lp)) if earlier(k) => acc.exit_bound(k.desc, lp),
             // A loose async producer only to one fixed place (async-waits follows it there
@@ -666,6 +673,10 @@ impl State {
                 }
                 if k.asy && k.pin == NO_PIN && loose[k.desc as usize] {
                     k.pin = lp.map_or(NO_PIN, |l| l.index() as u32);
+                }
+                // The results of the run just ended (`Key::run`): no loop entered since.
+                if !earlier(&k) && of_run(d) {
+                    k.run = true;
                 }
                 k.desc = d;
             }
@@ -1479,6 +1490,14 @@ impl<'k> Ctx<'k> {
             }
             return self.conflict(k.desc, k.carried, u);
         }
+        // The branch the path took at the last `if` with results (`Key::br`): both forms
+        // bound the access, so a conflict needs both, whatever form the access takes below
+        // (plain gen seed 4695 on sm: a read through the result in a loop's first trip met
+        // a write made only in the other branch). Async copies too: async-waits guards a copy
+        // by the branch that issued it, decided branches included.
+        if k.br != NO_BR && !self.br_agrees(k, a) {
+            return false;
+        }
         let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
@@ -1507,14 +1526,6 @@ impl<'k> Ctx<'k> {
             .flatten()
         {
             f
-        } else if k.br != NO_BR {
-            // The branch the path took at the last `if` with results (`Key::br`): both
-            // forms bound the access, so a conflict needs both. Async copies too: async-waits
-            // guards a copy by the branch that issued it, decided branches included.
-            if !self.br_agrees(k, a) {
-                return false;
-            }
-            d
         } else {
             d
         };
@@ -2326,7 +2337,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     up: NO_UP,
                     exit: NO_EXIT,
                     ares: NO_RES,
-                    run: c.run_desc[c.desc(a) as usize] && !c.asy[a as usize],
+                    run: c.run_desc[c.desc(a) as usize],
                 },
                 stamp,
                 a,

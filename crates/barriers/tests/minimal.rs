@@ -5198,3 +5198,217 @@ kernel @k(%n = 3, %c = 1) waves 16 {
         2,
     );
 }
+
+/// Plain gen seed 4306 (AMD at 100 ops), reduced: `%r15` and `%r16` are the two results of one
+/// run of a loop of unknown trips inside another: different memory, whatever the trip count.
+/// Async copies into them keep `Key::run` too (async-waits' check takes the rule for paths
+/// in the copy's iteration): one barrier (two before, between the two copies). With both
+/// copies into `%r15`: two.
+#[test]
+fn copies_into_two_results_of_one_run_of_an_inner_loop_need_no_barrier_between() {
+    let src = r#"target gfx950
+kernel @k(%n = 3, %c = 1) waves 4 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 6144
+  %G = buffer global 1048576
+  for %i11 = 0 to 4 {
+    %r15, %r16 = for %i12 = 0 to %n min 1 max 16 iter(%h13 = %A1, %h14 = %A0) {
+      yield %h14, %h13
+    }
+    op "gather_to_lds" async write %r15, read %G[tid * 4]
+    op "gather_to_lds" async write %r16, read %G[61440:65536]
+  }
+}
+"#;
+    counts_on(
+        &[
+            Target::Gfx942,
+            Target::Gfx950,
+            Target::Gfx1200,
+            Target::Gfx1250,
+            Target::Sm90,
+        ],
+        src,
+        1,
+        (
+            "async write %r16, read %G[61440:65536]",
+            "async write %r15, read %G[61440:65536]",
+        ),
+        2,
+    );
+}
+
+/// Plain gen seed 4695 (sm at 100 ops), reduced: the write to `%A1` runs only in the branch
+/// where `%x7` is `%A2`, so the read through `%x7` in the loop never meets it. The branch the
+/// key's path took at the `if` (`Key::br`) now bounds the access in a loop's first trip too
+/// (it was checked only where the access took no first-trip, second-trip or residue form):
+/// no barrier (one before). With the write in the branch that yields `%A1`: one.
+#[test]
+fn a_branch_tag_bounds_an_access_in_the_first_trip_of_a_loop() {
+    let src = r#"target gfx950
+kernel @k(%n = 1, %c = 1) waves 8 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 3072
+  %A2 = buffer workgroup 1024 at %A0 + 1024
+  %x7 = if uniform %c == 0 {
+    yield %A1
+  } else {
+    op "stmatrix" write %A1
+    yield %A2
+  }
+  if divergent tid mod 2 == 0 {
+  } else {
+    for %i14 = 0 to 16 iter(%h15 = %A0, %h16 = %A2) {
+      op "ds_read" read %h15
+      op "ld_shared" read %x7
+      yield %h16, %h15
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950, Target::Sm80, Target::Sm90],
+        src,
+        0,
+        (
+            "    yield %A1\n  } else {\n    op \"stmatrix\" write %A1\n",
+            "    op \"stmatrix\" write %A1\n    yield %A1\n  } else {\n",
+        ),
+        1,
+    );
+}
+
+/// Plain gen seed 3049 (gfx1250 at 100 ops), reduced: the inner loop of unknown trips runs
+/// inside another; its last trip writes `%h27`, which it yields to `%r30`, and `%r29`, the
+/// other result of that run, is written after it. A key made in the last trip leaves the loop
+/// in that result's form, marked as the run's (`Accesses::bind_run_lasts`, `Key::run`): two
+/// barriers (three before). With the write after the loop to `%r30`: three.
+#[test]
+fn a_write_in_the_last_trip_of_a_nested_loop_lands_in_the_result_it_yields() {
+    let src = r#"target gfx950
+kernel @k(%n = 3, %c = 1) {
+  %A0 = buffer workgroup 8192
+  %A1 = buffer workgroup 1024
+  %x18 = if uniform %c {
+    yield %A0
+  } else {
+    for %i25 = 0 to %n {
+      %r29, %r30 = for %i26 = 0 to %n min 1 max 16 iter(%h27 = %A1, %h28 = %A0) {
+        op "ds_read" read %h27
+        op "ds_write_b128" write %h27
+        yield %h28, %h27
+      }
+      op "ds_write" write %r29
+    }
+    yield %A0
+  }
+}
+"#;
+    counts_on(
+        &[
+            Target::Gfx942,
+            Target::Gfx950,
+            Target::Gfx1200,
+            Target::Gfx1250,
+            Target::Sm80,
+            Target::Sm90,
+        ],
+        src,
+        2,
+        ("op \"ds_write\" write %r29", "op \"ds_write\" write %r30"),
+        3,
+    );
+}
+
+/// Plain gen seed 2898 (sm at 100 ops), reduced: the copy of the inner loop's last trip
+/// (unknown trips, inside a loop of four) lands in `%r4`, the result that trip yields
+/// `%h3` to; the earlier trips' copies are waited for and published inside the loop. A loose
+/// copy leaves the loop in that run's result form too (`Accesses::bind_run_lasts`,
+/// `Key::run`; async-waits' check takes the rule straight out of the loop), so the read of
+/// `%r5` needs no barrier: three (four before). Reading `%r4` instead: four.
+#[test]
+fn a_copy_in_the_last_trip_of_a_nested_loop_lands_in_the_result_it_yields() {
+    let src = r#"target sm_80
+kernel @k(%n = 1, %c = 1) waves 16 {
+  %A0 = buffer workgroup 1024
+  %A2 = buffer workgroup 6144
+  %A4 = buffer workgroup 3072 aliases %A2
+  %G = buffer global 1048576
+  for %i0 = 0 to 16 step 4 {
+    op "ldmatrix" read %A4[tid]
+    %r4, %r5 = for %i1 = 0 to %n iter(%h2 = %A0, %h3 = %A4) {
+      op "cp_async" async write %h3, read %G
+      yield %h3, %h2
+    }
+    op "ld_shared" read %r5
+    op "lds_add" atomic %A4
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx1250, Target::Sm80, Target::Sm90],
+        src,
+        3,
+        ("op \"ld_shared\" read %r5", "op \"ld_shared\" read %r4"),
+        4,
+    );
+}
+
+/// Plain gen seed 3571 (sm at 100 ops), reduced: a slot view of a buffer that `aliases`
+/// another, moving with a two-trip loop: the two trips write two slots. The slot is kept
+/// aside in the buffer's own bytes (`Region::over` beside `Region::local`), and a form that
+/// fixes its index takes that slot's bytes (`fix_local_slot`): no barrier (one before). With
+/// both trips in slot 0: one.
+#[test]
+fn a_moving_slot_of_an_aliasing_buffer_keeps_its_slot() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) waves 2 {
+  %A0 = buffer workgroup 2048
+  %A1 = buffer workgroup 8192 aliases %A0
+  for %i10 = 0 to 2 {
+    %v14 = view %A1 slot (%i10) mod 2
+    op "st_shared" write %v14[3072:4096]
+  }
+}
+"#;
+    counts_on(
+        &[
+            Target::Gfx942,
+            Target::Gfx950,
+            Target::Gfx1200,
+            Target::Gfx1250,
+            Target::Sm80,
+            Target::Sm90,
+        ],
+        src,
+        0,
+        ("slot (%i10) mod 2", "slot (%i10 * 2) mod 2"),
+        1,
+    );
+}
+
+/// Plain gen seed 4949 (AMD at 100 ops), reduced: bytes [256, 384) of either slot of an
+/// aliasing buffer, [256, 384) or [768, 896), never meet its bytes [512, 768), whatever the
+/// slot (`local_slots_meet`): one barrier, for the writes of the loop's trips (two before).
+/// Reading [768, 1024) instead meets slot 1: two.
+#[test]
+fn any_slot_of_an_aliasing_buffer_misses_bytes_between_its_slots_parts() {
+    let src = r#"target gfx950
+kernel @k(%n = 3) waves 4 {
+  %A0 = buffer workgroup 1024
+  %A2 = buffer workgroup 1024 aliases %A0
+  for %i6 = 0 to %n {
+    %v7 = view %A2 slot (%i6) mod 2
+    op "ds_write" write %v7[256:384]
+    op "ds_read" read %A2[512:768]
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950, Target::Sm80, Target::Sm90],
+        src,
+        1,
+        ("read %A2[512:768]", "read %A2[768:1024]"),
+        2,
+    );
+}
