@@ -2406,7 +2406,7 @@ impl Accesses {
     /// once (plain gen seed 1244 at 100 ops on sm: a copy through one result left an inner
     /// loop and met the read of the other result).
     pub fn one_place_at(&self, k: &Kernel, d: u32, at: StmtId) -> bool {
-        self.one_place_within(k, d, at, false)
+        self.one_place_within(k, d, at, false, false)
     }
 
     /// `one_place_at` for the form `d` an access of loop `lp`'s last trip leaves it in, where
@@ -2414,12 +2414,24 @@ impl Accesses {
     /// values past `lp`'s exit, and an access that moves with them is compared as one made
     /// there (plain gen seed 1713 on gfx1250: a copy into a slot on the outer loop's
     /// variable left an inner loop and met a copy into the other half of the buffer).
-    pub fn one_place_leaving(&self, k: &Kernel, d: u32, lp: StmtId) -> bool {
-        self.one_place_within(k, d, lp, true)
+    /// With `outer_handles`, the handles of the loops around `lp` too (fixed while `lp` runs;
+    /// plain gen seeds 3771 and 3842 on sm: a copy of an inner loop's last trip into an outer
+    /// loop's handle). For a last-trip form only (`Bind::last`): async-waits' check binds a
+    /// copy there, not in an exit form (plain gen seed 144 at 1,000 ops on sm_90 with
+    /// `SYNCOPT_LONG` warned where an exit form named an outer handle).
+    pub fn one_place_leaving(&self, k: &Kernel, d: u32, lp: StmtId, outer_handles: bool) -> bool {
+        self.one_place_within(k, d, lp, true, outer_handles)
     }
 
     /// `one_place_at`, and with `outer_ivs` `one_place_leaving`.
-    fn one_place_within(&self, k: &Kernel, d: u32, at: StmtId, outer_ivs: bool) -> bool {
+    fn one_place_within(
+        &self,
+        k: &Kernel,
+        d: u32,
+        at: StmtId,
+        outer_ivs: bool,
+        outer_handles: bool,
+    ) -> bool {
         if self.one_place(d) {
             return true;
         }
@@ -2429,7 +2441,7 @@ impl Accesses {
                 && matches!(k.values[v].kind, ValueKind::Iv(l) if l != at && loop_inside(k, at, l))
         };
         let d = &self.descs[d as usize];
-        let around_loop = |l: StmtId| outer_ivs && l != at && loop_inside(k, at, l);
+        let around_loop = |l: StmtId| outer_handles && l != at && loop_inside(k, at, l);
         d.ivs.iter().all(|&v| !address_uses_iv(d, v) || around(v))
             && d.regions.iter().all(|r| {
                 r.outer.is_none()

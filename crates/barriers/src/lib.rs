@@ -628,10 +628,14 @@ impl State {
             // loop of unknown trips lands in the result the last trip yields that handle to
             // (plain gen seeds 2183 and 2373 on sm, 2801 on AMD: the read of the other result
             // after the loop needed no barrier).
-            (0, Some(lp)) if is_loose(k, loose) => acc
-                .last_bound(k.desc, lp)
-                .or_else(|| acc.exit_bound(k.desc, lp))
-                .filter(|&d| acc.one_place_leaving(kernel, d, lp)),
+            // The handles of loops around count as fixed in a last-trip form only
+            // (`Accesses::one_place_leaving`).
+            (0, Some(lp)) if is_loose(k, loose) => match acc.last_bound(k.desc, lp) {
+                Some(d) => Some(d).filter(|&d| acc.one_place_leaving(kernel, d, lp, true)),
+                None => acc
+                    .exit_bound(k.desc, lp)
+                    .filter(|&d| acc.one_place_leaving(kernel, d, lp, false)),
+            },
             (0, Some(lp)) => {
                 acc.last_bound(k.desc, lp).or_else(|| {
                     // Not for async producers: async-waits compares them unbound.
