@@ -811,71 +811,32 @@ impl Accesses {
         if k.stmts.len() > TOP_SMALL_KERNEL {
             return;
         }
-        let mut r = Resolver::new(k, exact);
-        let mut inverse: BTreeMap<StmtId, Option<Vec<usize>>> = BTreeMap::new();
         let runs = |l: StmtId| {
             !exact.contains_key(&l) && !exact.top.contains(&l) && !exact.outermost.contains(&l)
         };
-        for d in 0..self.descs.len() {
-            if self.descs[d].bind.is_none() {
-                continue;
-            }
-            for lp in handle_loops(&self.descs[d], runs) {
-                let StmtKind::For(f) = &k.stmts[lp].kind else {
-                    continue;
-                };
-                let inv = inverse.entry(lp).or_insert_with(|| {
-                    let rot = r.rotation(lp, f).filter(|x| !x.apart && !x.overlap)?;
-                    let mut inv = vec![usize::MAX; rot.sigma.len()];
-                    for (j, &i) in rot.sigma.iter().enumerate() {
-                        inv[i] = j;
-                    }
-                    Some(inv)
-                });
-                let Some(inv) = inv.as_ref() else {
-                    continue;
-                };
-                let desc = &self.descs[d];
-                if uses_iv(desc, f.iv)
-                    || self.binds[d]
-                        .iter()
-                        .any(|b| b.lp == lp && b.last != u32::MAX)
-                {
-                    continue;
+        let forms = YieldedForms {
+            loops: &runs,
+            bound_only: true,
+            has: &|b: &Bind| b.last != u32::MAX,
+            retag: |g: &mut Region, lp, _, j| {
+                if g.outer.is_some() {
+                    return false;
                 }
-                let mut nd = desc.clone();
-                let mut ok = true;
-                for g in &mut nd.regions {
-                    if let Some((l, i, _)) = g.handle {
-                        if l == lp {
-                            match inv.get(i) {
-                                Some(&j) if j != usize::MAX && g.outer.is_none() => {
-                                    g.handle = None;
-                                    g.run = Some((lp, j));
-                                }
-                                _ => ok = false,
-                            }
-                        }
-                    }
-                }
-                if !ok {
-                    continue;
-                }
-                remove_iv(&mut nd, f.iv);
-                nd.bind = None;
-                let ix = index.get_or_insert_with(|| DescIndex::new(&self.descs));
-                let id = ix.intern(&mut self.descs, &mut self.binds, nd);
-                match self.binds[d].iter_mut().find(|b| b.lp == lp) {
-                    Some(b) => b.last = id,
-                    None => self.binds[d].push(Bind {
-                        lp,
-                        first: d as u32,
-                        last: id,
-                        exit: u32::MAX,
-                    }),
-                }
-            }
-        }
+                g.handle = None;
+                g.run = Some((lp, j));
+                true
+            },
+            set: |b: &mut Vec<Bind>, lp, d, id| match b.iter_mut().find(|x| x.lp == lp) {
+                Some(x) => x.last = id,
+                None => b.push(Bind {
+                    lp,
+                    first: d,
+                    last: id,
+                    exit: u32::MAX,
+                }),
+            },
+        };
+        self.bind_yielded(k, exact, &forms, index);
     }
 
     /// Exit forms (`Bind::exit`) for the accesses through the handles of a loop of unknown
@@ -888,19 +849,42 @@ impl Accesses {
         if exact.top.is_empty() {
             return;
         }
+        let forms = YieldedForms {
+            loops: &|l| exact.top.contains(&l),
+            bound_only: false,
+            has: &|b: &Bind| b.exit != u32::MAX,
+            retag: |g: &mut Region, lp, i, j| {
+                g.handle = Some((lp, j, i));
+                true
+            },
+            set: set_exit,
+        };
+        self.bind_yielded(k, exact, &forms, index);
+    }
+
+    /// The forms `f` describes, for every descriptor through the handles of a loop `f.loops`
+    /// takes whose rotation tells its values apart: each region through handle `i` of that
+    /// loop retagged for the result `j` its last trip yields it to, the loop's variable
+    /// dropped; not where the address moves with that variable.
+    fn bind_yielded(
+        &mut self,
+        k: &Kernel,
+        exact: &LoopInfo,
+        f: &YieldedForms,
+        index: &mut Option<DescIndex>,
+    ) {
         let mut r = Resolver::new(k, exact);
         let mut inverse: BTreeMap<StmtId, Option<Vec<usize>>> = BTreeMap::new();
         for d in 0..self.descs.len() {
-            let top = |g: &Region| g.handle.is_some_and(|h| exact.top.contains(&h.0));
-            if !self.descs[d].regions.iter().any(top) {
+            if f.bound_only && self.descs[d].bind.is_none() {
                 continue;
             }
-            for lp in handle_loops(&self.descs[d], |l| exact.top.contains(&l)) {
-                let StmtKind::For(f) = &k.stmts[lp].kind else {
+            for lp in handle_loops(&self.descs[d], f.loops) {
+                let StmtKind::For(fd) = &k.stmts[lp].kind else {
                     continue;
                 };
                 let inv = inverse.entry(lp).or_insert_with(|| {
-                    let rot = r.rotation(lp, f).filter(|x| !x.apart && !x.overlap)?;
+                    let rot = r.rotation(lp, fd).filter(|x| !x.apart && !x.overlap)?;
                     let mut inv = vec![usize::MAX; rot.sigma.len()];
                     for (j, &i) in rot.sigma.iter().enumerate() {
                         inv[i] = j;
@@ -911,11 +895,7 @@ impl Accesses {
                     continue;
                 };
                 let desc = &self.descs[d];
-                if uses_iv(desc, f.iv)
-                    || self.binds[d]
-                        .iter()
-                        .any(|b| b.lp == lp && b.exit != u32::MAX)
-                {
+                if uses_iv(desc, fd.iv) || self.binds[d].iter().any(|b| b.lp == lp && (f.has)(b)) {
                     continue;
                 }
                 let mut nd = desc.clone();
@@ -924,7 +904,7 @@ impl Accesses {
                     if let Some((l, i, _)) = g.handle {
                         if l == lp {
                             match inv.get(i) {
-                                Some(&j) if j != usize::MAX => g.handle = Some((lp, j, i)),
+                                Some(&j) if j != usize::MAX => ok &= (f.retag)(g, lp, i, j),
                                 _ => ok = false,
                             }
                         }
@@ -933,11 +913,11 @@ impl Accesses {
                 if !ok {
                     continue;
                 }
-                remove_iv(&mut nd, f.iv);
+                remove_iv(&mut nd, fd.iv);
                 nd.bind = None;
                 let ix = index.get_or_insert_with(|| DescIndex::new(&self.descs));
                 let id = ix.intern(&mut self.descs, &mut self.binds, nd);
-                set_exit(&mut self.binds[d], lp, d as u32, id);
+                (f.set)(&mut self.binds[d], lp, d as u32, id);
             }
         }
     }
@@ -3943,6 +3923,19 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     Some(out)
 }
 
+/// Slot `index` of `count` equal slots of bytes `[a, b)`, all of its bytes.
+fn whole_slot((a, b): (u64, u64), count: u32, index: &AffineExpr) -> SlotInfo {
+    let c = count.max(1);
+    let size = b.saturating_sub(a) / u64::from(c);
+    SlotInfo {
+        lo: a,
+        size,
+        count: c,
+        index: index.clone(),
+        inner: (0, size),
+    }
+}
+
 /// A slot of an aliasing buffer kept aside (`Region::over` beside `local`) whose index is now
 /// a constant: the bytes of the buffer the region touches are that slot's.
 fn fix_local_slot(r: &mut Region) {
@@ -4223,6 +4216,21 @@ fn starts_from_loop(k: &Kernel, exact: &LoopInfo, lp: StmtId) -> bool {
         false
     })
 }
+
+/// What `Accesses::bind_yielded` makes: for the loops `loops` takes (descriptors with
+/// `Desc::bind` only, with `bound_only`), a form per descriptor that has none yet (`has`),
+/// each region retagged by `retag(region, loop, handle, result)` (`false`: no form), and
+/// recorded by `set(binds, loop, descriptor, form)`.
+struct YieldedForms<'a> {
+    loops: &'a dyn Fn(StmtId) -> bool,
+    bound_only: bool,
+    has: &'a dyn Fn(&Bind) -> bool,
+    retag: fn(&mut Region, StmtId, usize, usize) -> bool,
+    set: SetBind,
+}
+
+/// Records a form in a descriptor's bindings: (bindings, loop, descriptor, form).
+type SetBind = fn(&mut Vec<Bind>, StmtId, u32, u32);
 
 /// Descriptor ids by hash (ids of one hash chained), to intern new descriptors without a copy
 /// of every existing one.
@@ -4870,15 +4878,7 @@ impl<'k> Resolver<'k> {
                                 let size = b.saturating_sub(a) / u64::from((*count).max(1));
                                 narrow(r, j * size, (j + 1) * size);
                             } else if let (Some((a, b)), None, false) = (r.range, &r.slot, r.hull) {
-                                let c = (*count).max(1);
-                                let size = b.saturating_sub(a) / c as u64;
-                                r.slot = Some(SlotInfo {
-                                    lo: a,
-                                    size,
-                                    count: c,
-                                    index: index.clone(),
-                                    inner: (0, size),
-                                });
+                                r.slot = Some(whole_slot((a, b), *count, index));
                             } else if let (None, None, false, Some(_)) =
                                 (r.range, &r.slot, r.hull, r.local)
                             {
@@ -4891,15 +4891,7 @@ impl<'k> Resolver<'k> {
                                 // seed 3571: two trips wrote two slots).
                                 r.hull = true;
                                 if let Some((_, a, b)) = r.local {
-                                    let c = (*count).max(1);
-                                    let size = b.saturating_sub(a) / u64::from(c);
-                                    r.over = Some(SlotInfo {
-                                        lo: a,
-                                        size,
-                                        count: c,
-                                        index: index.clone(),
-                                        inner: (0, size),
-                                    });
+                                    r.over = Some(whole_slot((a, b), *count, index));
                                 }
                             } else {
                                 drop_slot(r);

@@ -5184,14 +5184,7 @@ kernel @k(%n = 3, %c = 1) waves 16 {
 }
 "#;
     counts_on(
-        &[
-            Target::Gfx942,
-            Target::Gfx950,
-            Target::Gfx1200,
-            Target::Gfx1250,
-            Target::Sm80,
-            Target::Sm90,
-        ],
+        Target::GPUS,
         src,
         1,
         ("if uniform (%i0 + 1) mod 2 == 0", "if uniform %c == 0"),
@@ -5305,14 +5298,7 @@ kernel @k(%n = 3, %c = 1) {
 }
 "#;
     counts_on(
-        &[
-            Target::Gfx942,
-            Target::Gfx950,
-            Target::Gfx1200,
-            Target::Gfx1250,
-            Target::Sm80,
-            Target::Sm90,
-        ],
+        Target::GPUS,
         src,
         2,
         ("op \"ds_write\" write %r29", "op \"ds_write\" write %r30"),
@@ -5372,14 +5358,7 @@ kernel @k(%n = 0, %c = 1) waves 2 {
 }
 "#;
     counts_on(
-        &[
-            Target::Gfx942,
-            Target::Gfx950,
-            Target::Gfx1200,
-            Target::Gfx1250,
-            Target::Sm80,
-            Target::Sm90,
-        ],
+        Target::GPUS,
         src,
         0,
         ("slot (%i10) mod 2", "slot (%i10 * 2) mod 2"),
