@@ -3339,17 +3339,7 @@ fn local_slots_meet(r1: &Region, r2: &Region) -> bool {
     let Some((_, l2, h2)) = r2.local else {
         return true;
     };
-    if s1.count > 64 {
-        return true;
-    }
-    (0..u64::from(s1.count)).any(|j| {
-        let start = s1.lo.saturating_add(j.saturating_mul(s1.size));
-        let (a, b) = (
-            start.saturating_add(s1.inner.0),
-            start.saturating_add(s1.inner.1),
-        );
-        a < h2 && l2 < b
-    })
+    s1.count > 64 || !each_slot(s1, Some((l2, h2)), |_| false)
 }
 
 /// Whether two regions are different slots of one slotting whatever the values of the
@@ -3372,16 +3362,19 @@ fn slots_apart(r1: &Region, r2: &Region) -> bool {
 /// The bytes a region may touch: for a slot whose index is a constant, the bytes of that one
 /// slot it may touch; else its range.
 fn slot_bytes(r: &Region) -> Option<(u64, u64)> {
-    let bytes = |s: &SlotInfo| {
-        let j = s.index.constant.rem_euclid(i64::from(s.count.max(1))) as u64;
-        let start = s.lo.checked_add(j.checked_mul(s.size)?)?;
-        Some((start.checked_add(s.inner.0)?, start.checked_add(s.inner.1)?))
-    };
+    let bytes = fixed_slot_bytes;
     match (&r.slot, &r.over) {
         (Some(s), _) if s.index.terms.is_empty() && !r.hull => bytes(s).or(r.range),
         (None, Some(s)) if s.index.terms.is_empty() && r.range.is_some() => bytes(s).or(r.range),
         _ => r.range,
     }
+}
+
+/// The bytes slot `s` touches when its index is the constant `s.index.constant`.
+fn fixed_slot_bytes(s: &SlotInfo) -> Option<(u64, u64)> {
+    let j = s.index.constant.rem_euclid(i64::from(s.count.max(1))) as u64;
+    let start = s.lo.checked_add(j.checked_mul(s.size)?)?;
+    Some((start.checked_add(s.inner.0)?, start.checked_add(s.inner.1)?))
 }
 
 fn overlap(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> bool {
@@ -3945,11 +3938,7 @@ fn fix_local_slot(r: &mut Region) {
     if !s.index.terms.is_empty() {
         return;
     }
-    let j = s.index.constant.rem_euclid(i64::from(s.count.max(1))) as u64;
-    let start = j.checked_mul(s.size).and_then(|x| x.checked_add(s.lo));
-    if let Some(start) = start {
-        let lo = start.saturating_add(s.inner.0);
-        let hi = start.saturating_add(s.inner.1).max(lo);
+    if let Some((lo, hi)) = fixed_slot_bytes(s) {
         r.local = Some((buf, lo, hi));
         r.over = None;
     }

@@ -827,27 +827,29 @@ fn cross_thread(
                 .then(|| (same_iteration(a.desc), 0, None, None, None, true))
                 .into_iter()
                 .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next, last, exit_run)));
-            dists.into_iter().any(|(x, d, rerun, next, last, same)| {
-                ids(consumer).iter().any(|&b| {
-                    let b = acc.accesses[b as usize].desc;
-                    // In the copy's iteration of every loop around it, a loop whose results
-                    // it went through has not run again: two different results of that run
-                    // are different memory (`Region::run`, the barrier pass's `Key::run`;
-                    // plain gen seed 4306 at 100 ops on AMD).
-                    if same && rerun.is_none() && acc.run_apart(x, b) {
-                        return false;
-                    }
-                    let b = last.map_or(b, |m| acc.last_bound(b, m).unwrap_or(b));
-                    let b = next.map_or(b, |n| in_residue(b, n));
-                    let b = rerun.map_or(b, |m| acc.first_bound(b, m));
-                    if entered.is_empty() {
-                        return acc.conflict_across_waves(x, d, b, wave);
-                    }
-                    entered
-                        .iter()
-                        .all(|&l| acc.conflict_across_waves(x, d, acc.first_bound(b, l), wave))
+            dists
+                .into_iter()
+                .any(|(x, d, rerun, next, last, same_run)| {
+                    ids(consumer).iter().any(|&b| {
+                        let b = acc.accesses[b as usize].desc;
+                        // In the copy's iteration of every loop around it, a loop whose results
+                        // it went through has not run again: two different results of that run
+                        // are different memory (`Region::run`, the barrier pass's `Key::run`;
+                        // plain gen seed 4306 at 100 ops on AMD).
+                        if same_run && acc.run_apart(x, b) {
+                            return false;
+                        }
+                        let b = last.map_or(b, |m| acc.last_bound(b, m).unwrap_or(b));
+                        let b = next.map_or(b, |n| in_residue(b, n));
+                        let b = rerun.map_or(b, |m| acc.first_bound(b, m));
+                        if entered.is_empty() {
+                            return acc.conflict_across_waves(x, d, b, wave);
+                        }
+                        entered
+                            .iter()
+                            .all(|&l| acc.conflict_across_waves(x, d, acc.first_bound(b, l), wave))
+                    })
                 })
-            })
         })
     };
     // The descriptors as collected first (no iteration forms): most pairs are apart already.

@@ -614,12 +614,6 @@ impl State {
                 && iv.is_some()
                 && acc.dist_iv(k.desc) == iv
         };
-        let of_run = |d: u32| {
-            acc.descs[d as usize]
-                .regions
-                .iter()
-                .any(|r| r.run.is_some())
-        };
         let bind = |k: &Key| match (k.carried, lp) {
             (_, Some(lp)) if earlier(k) => acc.exit_bound(k.desc, lp),
             // A loose async producer only to one fixed place (async-waits follows it there
@@ -679,7 +673,7 @@ impl State {
                     k.pin = lp.map_or(NO_PIN, |l| l.index() as u32);
                 }
                 // The results of the run just ended (`Key::run`): no loop entered since.
-                if !earlier(&k) && of_run(d) {
+                if !earlier(&k) && acc.has_run(d) {
                     k.run = true;
                 }
                 k.desc = d;
