@@ -5202,6 +5202,12 @@ impl Resolver<'_> {
                             if !by_slots && outer_apart(r1, r2, None) {
                                 continue;
                             }
+                            if !by_slots
+                                && self
+                                    .apart_in_each_trip_around(f.iter_args[a].1, f.iter_args[b].1)
+                            {
+                                continue;
+                            }
                             if !by_slots {
                                 return Some(Rotation {
                                     orbits,
@@ -5222,6 +5228,110 @@ impl Resolver<'_> {
             apart,
             overlap: false,
         })
+    }
+
+    /// Whether the initial values `x` and `y` of a loop's handles, taken at its entry in one
+    /// iteration of a loop `L` around it, are disjoint in every iteration of `L`: one is a
+    /// handle of `L` (the initial value its orbit gives that trip), the other one too, or a
+    /// value whose slots move with `L`'s variable alone (fixed there, `L` starting at a
+    /// constant) or not at all (plain gen seed 5300 on gfx1250: a handle of `L` against a
+    /// slot view on its variable, which take the two halves of one buffer the other way
+    /// round). The loop runs inside one iteration of `L`, as `outer_apart` takes it.
+    fn apart_in_each_trip_around(&mut self, x: ValueId, y: ValueId) -> bool {
+        let k = self.k;
+        // The loop: the one of a handle, else the one whose variable a slot index names.
+        let handle_of = |v: ValueId| match k.values[v].kind {
+            ValueKind::IterArg { stmt, index } => Some((stmt, index)),
+            _ => None,
+        };
+        if let (Some((l1, _)), Some((l2, _))) = (handle_of(x), handle_of(y)) {
+            if l1 != l2 {
+                return false;
+            }
+        }
+        let Some(l) = handle_of(x).or(handle_of(y)).map(|h| h.0) else {
+            return false;
+        };
+        let StmtKind::For(f) = &k.stmts[l].kind else {
+            return false;
+        };
+        let syncopt_ir::Bound::Const(lo) = f.lo else {
+            return false;
+        };
+        let Some((orbits, _)) = permutation(k, l, f) else {
+            return false;
+        };
+        let var = Var::Value(f.iv);
+        // Each value's regions in trip `j`, or `None` where the rule does not apply.
+        let mut period = 1u64;
+        let mut sides = Vec::new();
+        for v in [x, y] {
+            if let Some((_, h)) = handle_of(v) {
+                let Some(o) = orbits.get(h).filter(|o| !o.is_empty()) else {
+                    return false;
+                };
+                period = lcm(period, o.len() as u64);
+                sides.push((Some(h), Vec::new()));
+                continue;
+            }
+            let regs = self.regions(v);
+            for r in &regs {
+                // Through a handle of a loop (this one's, or an inner one's started from
+                // it), or a slot that names `L`'s variable beside others: not by trip.
+                let moves = |e: &AffineExpr| e.coef(var) != 0;
+                if r.handle.is_some() || r.outer.is_some_and(|o| o.0 == l) || r.run.is_some() {
+                    return false;
+                }
+                if r.over.as_ref().is_some_and(|s| moves(&s.index)) || r.hull {
+                    return false;
+                }
+                if let Some(s) = r.slot.as_ref().filter(|s| moves(&s.index)) {
+                    if s.index.terms.len() != 1 {
+                        return false;
+                    }
+                    period = lcm(period, u64::from(s.count.max(1)));
+                }
+            }
+            sides.push((None, regs));
+        }
+        if period > 64 {
+            return false;
+        }
+        for j in 0..period {
+            let Some(at) = (j as i64)
+                .checked_mul(f.step)
+                .and_then(|x| x.checked_add(lo))
+            else {
+                return false;
+            };
+            let mut trip: Vec<Vec<Region>> = Vec::with_capacity(2);
+            for (h, regs) in &sides {
+                match h {
+                    Some(h) => {
+                        let init = f.iter_args[init_at(&orbits[*h], j)].1;
+                        trip.push(self.regions(init));
+                    }
+                    None => {
+                        let mut out = regs.clone();
+                        for r in &mut out {
+                            if let Some(s) = r.slot.as_mut() {
+                                if fix_var(&mut s.index, var, at).is_none() {
+                                    return false;
+                                }
+                            }
+                        }
+                        trip.push(out);
+                    }
+                }
+            }
+            if trip[0]
+                .iter()
+                .any(|r1| trip[1].iter().any(|r2| regions_overlap(r1, r2)))
+            {
+                return false;
+            }
+        }
+        true
     }
 
     /// When `x` and `y` are two different handles (or results) of one rotating loop: whether

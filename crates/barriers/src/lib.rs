@@ -201,6 +201,14 @@ struct Key {
     /// producers too (async-waits' check takes the rule for paths in the copy's iteration;
     /// plain gen seed 4306 on AMD).
     run: bool,
+    /// `Key::res` of the loop it follows around the innermost one it follows now (the one
+    /// whose exit puts the key back in the loop around), as the op's `if`s on that loop's
+    /// variable tell it (`Ctx::op_ores`): the access ran in the current iteration of that
+    /// loop, in that residue. Leaving the inner loop puts it in `Key::res` (plain gen seed
+    /// 3163 on gfx1250: a read in one residue of the outer loop, in an inner loop, met the next
+    /// outer iteration's write through a handle that holds another buffer in the other
+    /// residue). `OLD_RES` else; not for async producers.
+    ores: u8,
 }
 
 /// `Key::exit`: none.
@@ -529,14 +537,28 @@ impl State {
         self.rekey(|k| f(k).is_none(), |k| f(&k).unwrap_or(k));
     }
 
-    /// Every key's `Key::res` set to `res`: leaving a loop without bound handles that
-    /// `Key::res` follows (`Ctx::plain_res`).
-    fn set_res(&mut self, res: u8) {
+    /// Leaving a loop without bound handles that `Key::res` follows (`Ctx::plain_res`): every
+    /// key back in the residue of the loop around (`Key::ores`).
+    fn leave_res(&mut self) {
         self.rekey(
-            |k| k.res == res && !k.prev,
+            |k| k.res == k.ores && !k.prev && k.ores == OLD_RES,
             |k| Key {
-                res,
+                res: k.ores,
+                ores: OLD_RES,
                 prev: false,
+                ..k
+            },
+        );
+    }
+
+    /// Entering a loop `Key::res` follows: every key in its first iteration (residue 0),
+    /// the residue of the loop around forgotten (`Key::ores`).
+    fn enter_res(&mut self) {
+        self.rekey(
+            |k| k.res == 0 && k.ores == OLD_RES,
+            |k| Key {
+                res: 0,
+                ores: OLD_RES,
                 ..k
             },
         );
@@ -572,6 +594,7 @@ impl State {
                     back: false,
                     res: NO_RES,
                     ares: NO_RES,
+                    ores: OLD_RES,
                     run: false,
                     prev: false,
                     later: false,
@@ -660,9 +683,9 @@ impl State {
             k.first = k.up != NO_UP && k.up & UP_BACK == 0;
             k.back = k.up != NO_UP && k.up & UP_BACK != 0;
             k.up = NO_UP;
-            // Out of an inner loop, nothing tells which iteration of the loop around it an
-            // access came from.
-            k.res = OLD_RES;
+            // Back in the loop around: its residue as it was (`Key::ores`).
+            k.res = k.ores;
+            k.ores = OLD_RES;
             k.prev = false;
             k.later = false;
             if let Some(d) = bind(&k) {
@@ -825,6 +848,10 @@ struct Ctx<'k> {
     /// handles around its innermost one (`Accesses::residue_ops`), that loop and residue
     /// (`u32::MAX`: none). Only the consumers of async copies use it (`async_in_residue`).
     op_outer: Vec<(u32, u8)>,
+    /// Per statement (empty when none): for an op in one residue of the loop `Key::res`
+    /// follows around the innermost one it follows around the op, that residue
+    /// (`Key::ores`); `OLD_RES` else.
+    op_ores: Vec<u8>,
     /// Per `if` on the induction variable of the innermost loop with handles around it that
     /// `Key::res` follows: (if statement, loop, residue of its then branch, of its else
     /// branch; `NO_RES` where the branch runs in several), sorted.
@@ -1071,6 +1098,7 @@ impl<'k> Ctx<'k> {
             asy: Vec::new(),
             op_res: Vec::new(),
             op_outer: Vec::new(),
+            op_ores: Vec::new(),
             if_res: Vec::new(),
             res_loops,
             plain_res: Vec::new(),
@@ -1228,12 +1256,13 @@ impl<'k> Ctx<'k> {
                 }
             }
             for &(lp, q) in &plain {
-                plain_residue_ops(k, lp, q, &res_loop, &mut op_res, false);
+                plain_residue_ops(k, lp, q, &res_loop, (&mut op_res, &mut c.op_ores), false);
             }
-            // Loops with handles too, for the loops in their branches (`Sim::leave`; ops
-            // have theirs from `res_ops`).
+            // Loops with handles too, for the loops in their branches (`Sim::leave`) and the
+            // ops of the loops `Key::res` follows right inside (`Key::ores`); ops have their
+            // own from `res_ops`.
             for &(lp, q) in &handle_loops {
-                plain_residue_ops(k, lp, q, &res_loop, &mut op_res, true);
+                plain_residue_ops(k, lp, q, &res_loop, (&mut op_res, &mut c.op_ores), true);
             }
             c.op_res = op_res;
             c.if_res = branch_residues(k, &res_loop, &block_of, &c.res_loops, false);
@@ -2318,6 +2347,10 @@ impl<'c, 'k> Sim<'c, 'k> {
             Some(&s) if !c.op_res.is_empty() => c.op_res[s.index()],
             _ => NO_RES,
         };
+        let ores = match c.k.blocks[b].stmts.get(i) {
+            Some(&s) if !c.op_ores.is_empty() => c.op_ores[s.index()],
+            _ => OLD_RES,
+        };
         for &a in ids {
             st.insert(
                 Key {
@@ -2335,6 +2368,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     up: NO_UP,
                     exit: NO_EXIT,
                     ares: NO_RES,
+                    ores: if c.asy[a as usize] { OLD_RES } else { ores },
                     run: c.run_desc[c.desc(a) as usize],
                 },
                 stamp,
@@ -2545,7 +2579,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             // too: async-waits' check knows a path that entered the loop and crossed none of
             // its back edges is there, `Reach::crossed`).
             let mut e = entry;
-            e.rekey(|k| k.res == 0, |k| Key { res: 0, ..k });
+            e.enter_res();
             e
         } else {
             entry
@@ -2654,7 +2688,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                 c.k.blocks[f.body].parent.map(|l| (l, f.iv)),
             );
         } else if c.plain_res_loop(f) {
-            exit.set_res(OLD_RES);
+            exit.leave_res();
         }
         // Inside a branch of one residue of the loop `Key::res` follows around it (a loop of
         // `plain_res`, or one with handles): the path is in that residue (executable seeds
@@ -2782,7 +2816,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                 // The entry state, not an iteration's: nothing to bind.
                 e.leave_loop(self.c.k, acc, &self.c.async_loose, None);
             } else if self.c.plain_res_loop(f) {
-                e.set_res(OLD_RES);
+                e.leave_res();
             }
             // Accesses after the loop through its results meet what skipped it with the
             // results as the initial values (`Key::br`, side 0), and what ran through it
@@ -3317,24 +3351,35 @@ fn if_residue_forms(
 /// (`Analysis::enter_residue`), and its check binds such copies to their residue's form
 /// (executable seeds 105, 143; before it did, seeds 29, 111, 151 and 183 at 5,000 ops of
 /// `generated_kernels_after_shared_barriers_have_no_warning` with `SYNCOPT_LONG=1` warned).
+/// The ops whose innermost loop `Key::res` follows lies right inside `lp` take the residue
+/// in `op_ores` (`Key::ores`; async copies too, their keys drop it).
 fn plain_residue_ops(
     k: &Kernel,
     lp: StmtId,
     q: u8,
     res_loop: &[u32],
-    op_res: &mut [u8],
+    (op_res, op_ores): (&mut [u8], &mut Vec<u8>),
     loops_only: bool,
 ) {
     let StmtKind::For(f) = &k.stmts[lp].kind else {
         return;
     };
-    let mut stack = vec![(f.body, NO_RES)];
-    while let Some((b, r)) = stack.pop() {
+    // (block, residue, how many loops `Key::res` follows lie between `lp` and the block:
+    // 0, 1, or 2 for more)
+    let mut stack = vec![(f.body, NO_RES, 0u8)];
+    while let Some((b, r, depth)) = stack.pop() {
         for &s in &k.blocks[b].stmts {
             match &k.stmts[s].kind {
                 StmtKind::Op(_) => {
-                    if r != NO_RES && !loops_only && res_loop[b.index()] == lp.index() as u32 {
+                    if r != NO_RES && !loops_only && depth == 0 {
                         op_res[s.index()] = r;
+                    }
+                    // In a loop `Key::res` follows right inside `lp` (`Key::ores`).
+                    if r != NO_RES && depth == 1 {
+                        if op_ores.is_empty() {
+                            *op_ores = vec![OLD_RES; k.stmts.len()];
+                        }
+                        op_ores[s.index()] = r;
                     }
                 }
                 StmtKind::If(i) => {
@@ -3354,21 +3399,22 @@ fn plain_residue_ops(
                         }
                     };
                     if let Some(r) = side(true) {
-                        stack.push((i.then_block, r));
+                        stack.push((i.then_block, r, depth));
                     }
                     if let (Some(e), Some(r)) = (i.else_block, side(false)) {
-                        stack.push((e, r));
+                        stack.push((e, r, depth));
                     }
                 }
                 kind => {
                     // A loop in a branch of one residue: what leaves it is in that residue.
                     if let (StmtKind::For(_), true) = (kind, r != NO_RES) {
-                        if res_loop[b.index()] == lp.index() as u32 {
+                        if depth == 0 {
                             op_res[s.index()] = r;
                         }
                     }
                     for c in kind.child_block_ids() {
-                        stack.push((c, r));
+                        let followed = res_loop[c.index()] == s.index() as u32;
+                        stack.push((c, r, depth + u8::from(followed && depth < 2)));
                     }
                 }
             }

@@ -5391,3 +5391,120 @@ kernel @k(%n = 3) waves 4 {
         2,
     );
 }
+
+/// Plain gen seed 3163 (gfx1250 at 100 ops), reduced: the copy in the inner loop reads `%A0`
+/// in the even trips of the outer loop only (a branch on the outer variable), where `%h2` is
+/// `%A0`; the next outer trip writes `%h2`, then `%A4`. Leaving the inner loop the read keeps
+/// the outer residue its `if` told (`Key::ores`): two barriers (three before, the top one for
+/// a read of any older trip). Reading `%A4` instead meets the next trip's write: three.
+#[test]
+fn a_read_in_one_residue_of_an_outer_loop_keeps_it_out_of_the_inner_loop() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) {
+  %A0 = buffer workgroup 4096
+  %A1 = buffer workgroup 4096
+  %A4 = buffer workgroup 4096
+  %G = buffer global 1048576
+  %r3, %r4 = for %i0 = 0 to 16 iter(%h1 = %A4, %h2 = %A0) {
+    op "gather_to_lds" async write %h2, read %G
+    for %i5 = 0 to 16 step 4 iter(%h6 = %h2, %h7 = %A1) {
+      op "ds_read" read %h6
+      if uniform (%i0 + 1) mod 2 == 0 {
+      } else {
+        op "lds_copy" write %A1, read %A0
+      }
+      yield %h7, %h6
+    }
+    yield %h2, %h1
+  }
+}
+"#;
+    counts_on(
+        Target::GPUS,
+        src,
+        2,
+        ("write %A1, read %A0", "write %A1, read %A4"),
+        3,
+    );
+}
+
+/// Plain gen seed 5926 (AMD at 100 ops), reduced: a loop without handles whose `if`s on its
+/// variable `Key::res` follows (`Ctx::plain_res`); the inner loop reads `%A0` in the odd trips
+/// only, the odd trips write it before the inner loop, whose barriers the even trip between
+/// runs. Out of the inner loop the read keeps its residue (`Key::ores` from
+/// `plain_residue_ops`): no barrier before the write (two in all; three before). Reading in
+/// the even trips instead, the next (odd) trip's write meets it: three.
+#[test]
+fn a_read_in_one_residue_of_a_plain_loop_keeps_it_out_of_the_inner_loop() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) waves 4 {
+  %A0 = buffer workgroup 1024
+  %A1 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v0 = view %A0[0:512]
+  for %i1 = 0 to %n max 64 {
+    if uniform (%i1 + 1) mod 2 == 0 {
+      op "ds_write_b128" write %A0
+    }
+    for %i2 = 0 to %n min 1 max 16 iter(%h3 = %A1, %h4 = %v0) {
+      op "gather_to_lds" async write %h4, read %G
+      if uniform %c == 0 {
+        %x5 = if uniform (%i1 + 1) mod 2 == 0 {
+          op "ds_read" read %A0[tid]
+          yield %A0
+        } else {
+          yield %h4
+        }
+      }
+      yield %h4, %h3
+    }
+  }
+}
+"#;
+    counts_on(
+        Target::GPUS,
+        src,
+        2,
+        (
+            "%x5 = if uniform (%i1 + 1) mod 2 == 0",
+            "%x5 = if uniform %i1 mod 2 == 0",
+        ),
+        3,
+    );
+}
+
+/// Plain gen seed 5300 (gfx1250 at 100 ops), reduced: the inner loop's handles start from
+/// a slot view on the outer variable (`%A1` slot `(%i1 + 1) mod 2`) and the outer handle
+/// `%h3` (`%v0`, then `%A2`, the upper half of `%A1`): in every outer trip the two are
+/// disjoint, so the inner handles rotate over disjoint values (`Resolver`
+/// `apart_in_each_trip_around`) and the copy into one never meets the read of the other in
+/// the same trip: one barrier (two before). With the slot `%i1 mod 2` the odd trips start
+/// both handles in `%A2`: two.
+#[test]
+fn inner_handles_from_an_outer_handle_and_a_slot_apart_in_each_outer_trip_rotate() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) waves 8 {
+  %A1 = buffer workgroup 8192
+  %A2 = buffer workgroup 4096 at %A1 + 4096
+  %A4 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %v0 = view %A4[0:3072]
+  for %i1 = 0 to %n min 1 max 16 iter(%h2 = %A2, %h3 = %v0) {
+    %v4 = view %A1 slot (%i1 + 1) mod 2
+    %r8, %r9 = for %i5 = 0 to 16 iter(%h6 = %v4, %h7 = %h3) {
+      op "gather_to_lds" async write %h7, read %G
+      op "ds_read" read %h6
+      yield %h7, %h6
+    }
+    yield %h3, %h2
+  }
+}
+"#;
+    counts_on(
+        Target::GPUS,
+        src,
+        1,
+        ("slot (%i1 + 1) mod 2", "slot (%i1) mod 2"),
+        2,
+    );
+}
