@@ -321,6 +321,10 @@ pub struct Accesses {
     /// the parser numbers them): the innermost loop of a descriptor's `ivs` is its last one
     /// (`dist_iv`).
     pub nested_ivs: bool,
+    /// Per descriptor `bind_residue_slots` made: the (variable, `if`, branch) bindings that
+    /// fixed its slots, in the order applied, so that forms made again from its `bind`
+    /// source (`forms_in_residues`) fix them too.
+    residue_binds: FxMap<u32, Vec<(ValueId, StmtId, bool)>>,
 }
 
 /// Whether every loop's induction variable has a larger id than those of the loops around it.
@@ -914,6 +918,7 @@ impl Accesses {
                     continue;
                 }
                 remove_iv(&mut nd, fd.iv);
+                note_slot_ivs(k, &mut nd);
                 nd.bind = None;
                 let ix = index.get_or_insert_with(|| DescIndex::new(&self.descs));
                 let id = ix.intern(&mut self.descs, &mut self.binds, nd);
@@ -1131,6 +1136,32 @@ impl Accesses {
         out
     }
 
+    /// `nd`, a form of descriptor `d` made again from its `bind` source, with the slots
+    /// `bind_residue_slots` fixed in `d` fixed the same way (exec seed 239 at 200 ops: an
+    /// inner loop's handle started from a slot of the outer variable, read in one residue of
+    /// the outer loop, took the other residue's slot too once bound to the inner residue).
+    fn with_residue_binds(&self, k: &Kernel, d: u32, mut nd: Desc) -> Desc {
+        let Some(chain) = self.residue_binds.get(&d) else {
+            return nd;
+        };
+        for &(iv, st, v) in chain {
+            let (StmtKind::If(i), ValueKind::Iv(lp)) = (&k.stmts[st].kind, &k.values[iv].kind)
+            else {
+                continue;
+            };
+            let StmtKind::For(f) = &k.stmts[*lp].kind else {
+                continue;
+            };
+            let syncopt_ir::Bound::Const(lo) = f.lo else {
+                continue;
+            };
+            if let Some(x) = residue_slot_form(&nd, iv, &i.cond, v, lo, f.step) {
+                nd = x;
+            }
+        }
+        nd
+    }
+
     /// `residue_forms` for loops `loops` that are not the innermost loop with handles around
     /// the branch: the descriptors through handles of a loop inside one of them (or of the
     /// loop itself), with that loop's handles bound to each residue's values (an inner loop
@@ -1276,6 +1307,7 @@ impl Accesses {
                     else {
                         continue;
                     };
+                    let nd = self.with_residue_binds(k, d as u32, nd);
                     if nested && nd == self.descs[d] {
                         continue;
                     }
@@ -1716,12 +1748,24 @@ impl Accesses {
                 let mut e = desc.clone();
                 remove_iv(&mut e, iv);
                 e.only.retain(|o| o.0 != iv);
-                exits.push((d as u32, lp, e));
+                exits.push((d as u32, lp, e, iv));
             }
         }
-        for (d, lp, e) in exits {
+        for (d, lp, e, iv) in exits {
             let id = self.intern_form(&mut forms, e);
             self.loop_exits.push((d, lp, id));
+            // The handle forms of `d` leave the loop the same way (plain gen seed 1583 at 100
+            // ops on gfx1250: a read through an outer loop's handle in some trips of an
+            // inner loop, out of it, lost that handle's last-trip and exit forms and met the
+            // next outer trip's copy through the other handle).
+            if id != d && self.binds[id as usize].is_empty() && !self.binds[d as usize].is_empty() {
+                self.binds[id as usize] = self.map_binds(d, &mut forms, |x| {
+                    let mut f = x.clone();
+                    remove_iv(&mut f, iv);
+                    f.only.retain(|o| o.0 != iv);
+                    Some(f)
+                });
+            }
         }
         self.loop_exits.sort_unstable();
         self.exact = Some(ivs_exact);
@@ -1780,8 +1824,10 @@ impl Accesses {
                 // of an `OVERLAP` rotation is every value it may take in any iteration.
                 let exact_loop = exact.contains_key(&iv) || f.trips().exact().is_some();
                 let words = address_uses_iv(desc, iv);
-                if (exact_loop && words)
-                    || desc.only.iter().any(|o| o.0 == iv)
+                // Ran only in some iterations (`Desc::only`), its address not moving: as
+                // if it ran in any.
+                let only = desc.only.iter().any(|o| o.0 == iv);
+                if ((exact_loop || only) && words)
                     || desc.regions.iter().any(|r| {
                         r.handle.is_some_and(|h| h.0 == lp && h.1 != OVERLAP)
                             || r.slot
@@ -1800,15 +1846,33 @@ impl Accesses {
                     e.lane = None;
                 }
                 remove_iv(&mut e, iv);
-                made.push((d as u32, lp, e));
+                e.only.retain(|o| o.0 != iv);
+                made.push((d as u32, lp, e, iv, words));
             }
         }
         if self.binds.len() < self.descs.len() {
             self.binds.resize(self.descs.len(), Vec::new());
         }
-        for (d, lp, e) in made {
+        for (d, lp, e, iv, words) in made {
             let id = self.intern_form(&mut forms, e);
             self.loop_exits.push((d, lp, id));
+            // The handle forms of the descriptor (first, last, exit trips of its loops with
+            // handles) leave the loop the same way (plain gen seed 1583 at 100 ops on
+            // gfx1250: a read through an outer loop's handle in some trips of an inner
+            // loop, out of it, lost that handle's last-trip form and met the next outer
+            // trip's copy through the other handle).
+            if id != d && self.binds[id as usize].is_empty() && !self.binds[d as usize].is_empty() {
+                self.binds[id as usize] = self.map_binds(d, &mut forms, |x| {
+                    let mut f = x.clone();
+                    if words {
+                        f.owner = None;
+                        f.lane = None;
+                    }
+                    remove_iv(&mut f, iv);
+                    f.only.retain(|o| o.0 != iv);
+                    Some(f)
+                });
+            }
         }
         self.loop_exits.sort_unstable();
         self.loop_exits.dedup_by_key(|x| (x.0, x.1));
@@ -1935,6 +1999,11 @@ impl Accesses {
                     }
                     _ => d,
                 };
+                if id != d && !self.residue_binds.contains_key(&id) {
+                    let mut chain = self.residue_binds.get(&d).cloned().unwrap_or_default();
+                    chain.push((iv, st, v));
+                    self.residue_binds.insert(id, chain);
+                }
                 if id != d
                     && self.binds[id as usize].is_empty()
                     && !self.binds[d as usize].is_empty()
@@ -2096,6 +2165,17 @@ impl Accesses {
                 if through && !rotating.contains_key(&lp) {
                     continue;
                 }
+                // Through an inner loop's handle started from this loop's (`Region::outer`):
+                // bound in each iteration where that resolves, the variable fixed alone
+                // where not (exec seed 266 at 200 ops: the inner handle held this loop's
+                // handle, another buffer in each iteration).
+                let outer = !through
+                    && desc.bind.is_some()
+                    && rotating.contains_key(&lp)
+                    && desc
+                        .regions
+                        .iter()
+                        .any(|r| r.outer.is_some_and(|o| o.0 == lp));
                 let desc = &self.descs[d];
                 let mask = desc
                     .only
@@ -2123,7 +2203,7 @@ impl Accesses {
                     let x = (it as i64)
                         .checked_mul(step)
                         .and_then(|y| y.checked_add(lo));
-                    let bound = match (through, x) {
+                    let bound = match (through || outer, x) {
                         (true, Some(x)) => {
                             // One resolver per loop (its rotation does not depend on the
                             // iteration); what it resolved under another iteration is
@@ -2638,17 +2718,22 @@ impl Accesses {
                     }
                 }
                 _ => {
-                    let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| {
-                        // Not the first iteration where `later` names this loop (executable
-                        // seed 94 at 200 ops), as below.
-                        &g.forms[usize::from(later == Some(g.iv)).min(g.forms.len())..]
-                    });
+                    // Not the first iteration where `later` names this loop (executable
+                    // seed 94 at 200 ops), as below.
+                    let from =
+                        gb.map_or(0, |g| usize::from(later == Some(g.iv)).min(g.forms.len()));
+                    let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| &g.forms[from..]);
                     // Some iterations of this loop alone: each form fixes its variable, the
-                    // loops around are in the same iteration.
+                    // loops around are in the same iteration, and `b`'s iteration is a later
+                    // one than `a`'s (exec seed 296 at 200 ops: a write of iteration 0 met
+                    // iteration 0's other write of the same branch).
                     let alone = a_carried == CARRIED_IN_LOOP && self.dist_iv(a) == Some(f.iv);
-                    for &x in f.forms.iter().filter(|&&x| live(x)) {
+                    for (i, &x) in f.forms.iter().enumerate().filter(|&(_, &x)| live(x)) {
                         let c = if carried(x) == 0 || alone { 0 } else { 2 };
-                        for &y in ys.iter().filter(|&&y| live(y)) {
+                        for (j, &y) in ys.iter().enumerate().filter(|&(_, &y)| live(y)) {
+                            if alone && gb.is_some() && from + j <= i {
+                                continue;
+                            }
                             if self.forms_conflict_in(x, c, y, test, later) {
                                 return true;
                             }
@@ -3567,8 +3652,8 @@ fn parity_fixes<'k>(
 }
 
 /// The ops under `b` with the loop and iteration residue `fix` gives for the innermost
-/// decided condition (of `known`, then of the uniform `if`s on one induction variable modulo
-/// a constant around them) it gives one for.
+/// decided condition (of `known`, then of the uniform `if`s on one induction variable around
+/// them: modulo a constant, or in a loop the verifier unrolls) it gives one for.
 fn branch_fixes<'k>(
     k: &'k Kernel,
     b: syncopt_ir::BlockId,
@@ -3588,7 +3673,7 @@ fn branch_fixes<'k>(
             }
             StmtKind::If(i) => {
                 let decided = i.uniformity == syncopt_ir::Uniformity::Uniform
-                    && i.cond.modulo.is_some_and(|m| m > 0)
+                    && i.cond.modulo.is_none_or(|m| m > 0)
                     && i.cond.expr.terms.len() == 1
                     && matches!(
                         i.cond.expr.terms[0].0,
@@ -3696,7 +3781,7 @@ fn parity_fix(k: &Kernel, c: &syncopt_ir::Cond, v: bool) -> Option<(StmtId, u64)
     let (lp, f, lo) = const_start_loop(k, iv)?;
     let (orbits, _) = permutation(k, lp, f)?;
     let q = rotation_period(&orbits)?;
-    residue_where(c, v, lo, f.step, q).map(|it| (lp, it))
+    residue_where(c, v, (lo, f.step, unrolled_trips(f)), q).map(|it| (lp, it))
 }
 
 /// For condition `c` on the variable of a loop with a constant start alone (modulo a
@@ -3715,18 +3800,46 @@ pub fn iv_residue(
     };
     let q = *periods.get(iv).filter(|&&q| (2..=64).contains(&q))?;
     let (lp, f, lo) = const_start_loop(k, *iv)?;
-    Some((lp, residue_where(c, v, lo, f.step, q), q))
+    Some((
+        lp,
+        residue_where(c, v, (lo, f.step, unrolled_trips(f)), q),
+        q,
+    ))
+}
+
+/// Loops whose trips the verifier runs one by one, the induction variable known in each:
+/// a constant start and a known trip count up to this (`syncopt-verify`'s `UNROLL`).
+pub const VERIFIER_UNROLL: u64 = 8;
+
+/// The trip count of loop `f` when the verifier runs it trip by trip (`VERIFIER_UNROLL`).
+pub fn unrolled_trips(f: &syncopt_ir::ForData) -> Option<u64> {
+    let syncopt_ir::Bound::Const(_) = f.lo else {
+        return None;
+    };
+    f.trips()
+        .exact()
+        .filter(|&n| (1..=VERIFIER_UNROLL).contains(&n))
 }
 
 /// The residue modulo `q` of the iteration number of a loop starting at `lo` by `step` in
 /// every iteration where `c`, a condition on its induction variable modulo a constant (at
-/// most 64), is `v`; `None` when several residues (or none) have such iterations. The
+/// most 64), or any condition where the loop runs `unrolled` trips the verifier takes one
+/// by one, is `v`; `None` when several residues (or none) have such iterations. The
 /// handles' residue of a parity branch (`bind_parity`, and the barrier pass's branch entry).
-pub fn residue_where(c: &syncopt_ir::Cond, v: bool, lo: i64, step: i64, q: u64) -> Option<u64> {
-    let m = u64::try_from(c.modulo?)
-        .ok()
-        .filter(|&m| m > 0 && m <= 64)?;
-    let period = lcm(q, m);
+pub fn residue_where(
+    c: &syncopt_ir::Cond,
+    v: bool,
+    (lo, step, unrolled): (i64, i64, Option<u64>),
+    q: u64,
+) -> Option<u64> {
+    let period = match c.modulo {
+        Some(m) => lcm(q, u64::try_from(m).ok().filter(|&m| m > 0 && m <= 64)?),
+        // Any other condition in a loop the verifier runs trip by trip (`unrolled_trips`),
+        // which evaluates it in each (plain gen seed 3235 on sm: `%i17 < 2`, step 4, runs
+        // in the first of four trips alone, residue 0). Elsewhere the verifier takes either
+        // branch in any trip: no residue (a loop of 16 trips would not verify).
+        None => unrolled?,
+    };
     let mut residue: Option<u64> = None;
     for it in 0..period {
         let x = lo.checked_add(step.checked_mul(it as i64)?)?;
@@ -4027,13 +4140,26 @@ fn handles_in_iteration(
     x: i64,
 ) -> Option<Desc> {
     let src = d.bind.as_deref()?;
-    let regions = r.regions(src.value);
+    let mut regions = r.regions(src.value);
     if regions.is_empty() || r.unbound {
         r.unbound = false;
         return None;
     }
-    if regions.iter().any(|g| g.handle.is_some()) {
-        return None;
+    // A handle of a loop inside the fixed one rotates in each of its runs: the form takes
+    // every value it may hold (`OVERLAP`, no handle rule), as the unbound descriptor does;
+    // forms of two iterations of the fixed loop are two runs of that loop, which its handle
+    // rule does not span (exec seed 266 at 200 ops: an inner loop started from the outer
+    // loop's handle read the outer iteration's words, which only the fixed variable told).
+    let fixed = r.fix.map(|f| f.0);
+    for g in &mut regions {
+        if let Some((l, _, _)) = g.handle {
+            match fixed {
+                Some(lp) if l != lp && loop_inside(k, l, lp) => {
+                    g.handle = Some((l, OVERLAP, OVERLAP));
+                }
+                _ => return None,
+            }
+        }
     }
     let mut sel = src.sel.selector();
     if let Selector::Index(e) = &mut sel {
@@ -4347,6 +4473,37 @@ fn narrow_to_words(regions: &mut [Region], l: &Lane) {
         }
         let nlo = r0.max(lo as u64);
         r.range = Some((nlo, r1.min(hi as u64).max(nlo)));
+    }
+}
+
+/// Adds to `d.ivs` the variables of the slot indices of its regions reached through no
+/// handle. `make_desc` leaves out those of a slot through a rotating handle (an access
+/// through it meets another iteration of the slot's loop only after leaving the handle's
+/// loop, carried to an unknown distance); a form that takes the handle out of a region
+/// (`Region::run`) leaves the loop in the same iteration of the loops around, so the slot's
+/// variable must be tracked there (exec seed 1830 at 60 ops on sm: a write of an inner
+/// loop's last trip to the next outer iteration's slot, met by that iteration's read, was
+/// compared as in one iteration).
+fn note_slot_ivs(k: &Kernel, d: &mut Desc) {
+    let mut found = Vec::new();
+    for r in &d.regions {
+        if r.handle.is_some() {
+            continue;
+        }
+        for s in [&r.slot, &r.over].into_iter().flatten() {
+            for (v, _) in &s.index.terms {
+                if let Var::Value(v) = v {
+                    if let ValueKind::Iv(st) = k.values[*v].kind {
+                        if let StmtKind::For(f) = &k.stmts[st].kind {
+                            found.push((*v, f.step));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (v, step) in found {
+        add_iv(d, v, step);
     }
 }
 

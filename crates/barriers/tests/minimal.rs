@@ -5508,3 +5508,240 @@ kernel @k(%n = 0, %c = 1) waves 8 {
         2,
     );
 }
+
+/// Plain gen seed 3235 (sm at 100 ops), reduced, with plain writes for its copies: the
+/// inner loop (four trips, which the verifier runs one by one) writes `%h12` in its first
+/// trip only (`%i17 < 2`: residue 0 of its handles' period, `residue_where` over the trips
+/// of a loop the verifier unrolls), and that write crosses the back edge in the form that
+/// runs in any trip (`Desc::only` dropped, `State::only_crossing`), still in the outer trip
+/// it was made in: the second trip writes `%h19`, `%h11` there, which the outer handle rule
+/// keeps apart from `%h12`. One barrier (two before). Writing in the first two trips, the
+/// second meets `%A1` of the third: two.
+#[test]
+fn a_write_in_the_first_trip_of_an_unrolled_loop_keeps_the_outer_handle_rule() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) waves 8 {
+  %A0 = buffer workgroup 6144
+  %A1 = buffer workgroup 8192
+  %v3 = view %A1[0:4096]
+  %v9 = view %A0[3072:6144]
+  for %i10 = 0 to 4 iter(%h11 = %v3, %h12 = %v9) {
+    for %i14 = 0 to %n min 1 max 16 iter(%h15 = %h12, %h16 = %v3) {
+      for %i17 = 0 to 16 step 4 iter(%h18 = %h11, %h19 = %A1) {
+        op "ds_write" write %h19
+        if uniform %i17 < 2 {
+          op "ds_write" write %h12
+        }
+        yield %h19, %h18
+      }
+      yield %h16, %h15
+    }
+    yield %h12, %h11
+  }
+}
+"#;
+    counts_on(
+        Target::GPUS,
+        src,
+        1,
+        ("if uniform %i17 < 2", "if uniform %i17 < 6"),
+        2,
+    );
+}
+
+/// The verifier takes either branch of `if uniform %i0 < 1` in any trip of a loop of 16
+/// trips (it runs only loops of up to 8 trips one by one): the read of `%A0` may come from
+/// an odd trip, whose next trip writes `%A0` through `%h2` before its barrier, so two
+/// barriers stay (one for 8 trips, where the verifier knows the read is the first trip's).
+#[test]
+fn a_condition_without_modulo_tells_no_residue_in_a_loop_the_verifier_does_not_unroll() {
+    let src = r#"target gfx950
+kernel @k(%n = 0, %c = 1) waves 4 {
+  %A0 = buffer workgroup 4096
+  %A4 = buffer workgroup 4096
+  for %i0 = 0 to 16 iter(%h1 = %A4, %h2 = %A0) {
+    op "ds_write" write %h2
+    if uniform %i0 < 1 {
+      op "ds_read" read %A0
+    }
+    yield %h2, %h1
+  }
+}
+"#;
+    counts_on(Target::GPUS, src, 2, ("0 to 16 iter", "0 to 8 iter"), 1);
+}
+
+/// Executable seed 1830 (60 ops, sm_80), reduced: an inner loop of unknown trips writes
+/// `%nxt`, which holds the outer loop's next slot `%r` in its even trips; the next outer
+/// iteration reads that slot as `%w` before the inner loop. The write of the inner loop's
+/// last trip leaves it in its last-trip form through the loop's results (`Region::run`),
+/// which must keep the outer variable of the slot: it was compared as in one outer iteration
+/// (slot `%i + 1` against slot `%i`, apart) and the output raced. Two barriers.
+#[test]
+fn a_last_trip_form_through_results_keeps_the_outer_slot_variable() {
+    let src = r#"target sm_80
+
+kernel @r(%n = 3) waves 2 {
+  %B = buffer workgroup 512
+  %D = buffer workgroup 1024
+  op "ld_28" read %B[tid + 32]
+  for %i = 0 to %n max 4 {
+    %w = view %D slot (%i) mod 2
+    %r = view %D slot (%i + 1) mod 2
+    op "ld_31" read %w[tid + 32]
+    for %j = 0 to %n max 4 iter(%cur = %B, %nxt = %r) {
+      op "st_32" write %nxt[tid]
+      op "st_36" write %B[127 - tid]
+      op "ds_read_37" read %cur[0:256]
+      yield %nxt, %cur
+    }
+  }
+}
+"#;
+    assert_minimal(src, Target::Sm80, 2);
+    assert_minimal(src, Target::Gfx950, 2);
+}
+
+/// Executable seed 296 (200 ops), reduced: a three-trip loop writes in its even trips only
+/// (0 and 2); the write at `+ 128` of trip 0 and the write through `%nxt` (`%A` in both
+/// even trips) of trip 2 are the same thread's words. A key some iterations earlier
+/// (`CARRIED_IN_LOOP`) of a loop with iteration forms meets the forms of later iterations
+/// only: it met trip 0's other write too, and a barrier at the top of the body stayed that
+/// the verifier did not need. One barrier, between the two writes of a trip; with the second
+/// write at `+ 64` (trip 0's meets another thread's word in trip 2), two.
+#[test]
+fn a_key_some_iterations_earlier_meets_later_iterations_only() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  for %i = 0 to 3 iter(%cur = %B, %nxt = %A) {
+    if uniform %i mod 2 == 0 {
+      op "st_123" write %nxt[tid + 64 * %i]
+      op "st_124" write %A[tid + 64 * %i + 128]
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(&[Target::Gfx950], src, 1, ("%i + 128", "%i + 64"), 2);
+    assert_minimal(src, Target::Gfx1250, 0);
+    assert_minimal(src, Target::Sm90, 0);
+}
+
+/// Executable seed 266 (200 ops), reduced: an inner loop starts its handle `%nxt2` from the
+/// outer loop's `%cur` (`%B`, then the view of `%D`) and reads it at `tid + 64 * %i + 64`,
+/// which is `tid + 128` in the second outer trip, the words the same thread writes through
+/// `%nxt`. The read's iteration forms in the outer loop now resolve `%cur` in each trip (the
+/// inner handles taking every value they may hold): before, only the variable was fixed
+/// and the first trip's form kept `%D`, a barrier between the read and the write stayed
+/// that the verifier did not need. One barrier; reading at `+ 32` (another thread's words),
+/// two.
+#[test]
+fn iteration_forms_resolve_an_outer_handle_an_inner_loop_starts_from() {
+    let src = r#"target gfx950
+
+kernel @k waves 2 {
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %d = view %D[0:1024]
+  for %i = 0 to 2 iter(%cur = %B, %nxt = %d) {
+    for %j = 0 to 4 iter(%cur2 = %B, %nxt2 = %cur) {
+      op "ld_193" read %cur2[tid + 64 * %i + 64]
+      op "st_194" write %nxt[tid + 128]
+      yield %nxt2, %cur2
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(&[Target::Gfx950], src, 1, ("%i + 64]", "%i + 32]"), 2);
+}
+
+/// Executable seed 239 (200 ops), reduced: in the odd residue of the outer loop an inner
+/// loop starts `%nxt` from the slot view `%r` (slot `%i + 1`, bound to slot 0 there) and
+/// reads it in its first trip, whose even branch writes `%w` (slot 1). The read took its
+/// form in the inner loop's even residue from its `bind` source again, which lost the outer
+/// residue's slot (`with_residue_binds` keeps it), and met the write: a barrier between the
+/// branch's two writes stayed that the verifier did not need. One barrier; with `%r` the
+/// same slot as `%w`, two.
+#[test]
+fn residue_forms_keep_the_slot_an_outer_residue_fixed() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 4 {
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  for %i = 0 to %n max 4 {
+    %w = view %D slot (%i) mod 2
+    %r = view %D slot (%i + 1) mod 2
+    if uniform %i mod 2 == 0 {
+    } else {
+      for %j = 0 to 2 iter(%cur = %A, %nxt = %r) {
+        op "ld_188" read %nxt[tid + 64 * %j + 192]
+        if uniform %j mod 2 == 0 {
+          op "ds_write_189" write %cur
+          op "st_190" write %w[tid + 256]
+        } else {
+          op "ld_192" read %w[tid + 64 * %j + 64]
+        }
+        yield %nxt, %cur
+      }
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950],
+        src,
+        1,
+        ("slot (%i + 1) mod 2", "slot (%i) mod 2"),
+        2,
+    );
+}
+
+/// Plain gen seed 1583 (100 ops, gfx1250), reduced: an inner loop reads `%h16` (a handle
+/// started from the outer loop's `%h10`) in some trips of a loop inside it. Out of that
+/// loop the read takes its form without the trips it ran in (`Accesses::loop_exit`), which
+/// had none of the descriptor's handle forms: leaving the middle loop it stayed unbound and
+/// met the next outer trip's copy through `%h10` at an unknown distance, and a barrier at
+/// the top of the outer body stayed that the verifier did not need. The exit forms now get
+/// the handle forms mapped the same way. One barrier.
+#[test]
+fn an_exit_form_of_some_trips_keeps_the_handle_forms() {
+    let src = r#"target gfx1250
+
+kernel @k(%n = 1) waves 32 {
+  %A0 = buffer workgroup 3072
+  %A1 = buffer workgroup 6144
+  %A2 = buffer workgroup 6144
+  %G = buffer global 1048576
+  %r12, %r13 = for %i9 = 0 to %n iter(%h10 = %A0, %h11 = %A1) {
+    for %i14 = 0 to 16 step 4 iter(%h15 = %A2, %h16 = %h10) {
+      op "tensor_load" async write %h16, read %G
+      op "ds_read" read %h15
+      for %i17 = 0 to 4 {
+        %x18 = if uniform (%i17 + 1) mod 2 == 0 {
+          op "ds_read" read %h16
+          yield %A1
+        } else {
+          yield %h11
+        }
+      }
+      yield %h16, %h15
+    }
+    yield %h11, %h10
+  }
+}
+"#;
+    for t in [Target::Gfx1250, Target::Gfx950] {
+        let (n, redundant) = insert_and_remove(&kernel_of(src), t, &InsertOptions::default());
+        assert!(
+            redundant.is_empty(),
+            "{t:?}: {} of {n} redundant",
+            redundant.len()
+        );
+        assert_eq!(n, 1, "{t:?}");
+    }
+}
