@@ -1745,10 +1745,7 @@ impl Accesses {
                 if address_uses_iv(desc, iv) || through_loop(desc, lp) {
                     continue;
                 }
-                let mut e = desc.clone();
-                remove_iv(&mut e, iv);
-                e.only.retain(|o| o.0 != iv);
-                exits.push((d as u32, lp, e, iv));
+                exits.push((d as u32, lp, out_of_loop(desc, iv, false), iv));
             }
         }
         for (d, lp, e, iv) in exits {
@@ -1759,12 +1756,8 @@ impl Accesses {
             // inner loop, out of it, lost that handle's last-trip and exit forms and met the
             // next outer trip's copy through the other handle).
             if id != d && self.binds[id as usize].is_empty() && !self.binds[d as usize].is_empty() {
-                self.binds[id as usize] = self.map_binds(d, &mut forms, |x| {
-                    let mut f = x.clone();
-                    remove_iv(&mut f, iv);
-                    f.only.retain(|o| o.0 != iv);
-                    Some(f)
-                });
+                self.binds[id as usize] =
+                    self.map_binds(d, &mut forms, |x| Some(out_of_loop(x, iv, false)));
             }
         }
         self.loop_exits.sort_unstable();
@@ -1840,14 +1833,7 @@ impl Accesses {
                 {
                     continue;
                 }
-                let mut e = desc.clone();
-                if words {
-                    e.owner = None;
-                    e.lane = None;
-                }
-                remove_iv(&mut e, iv);
-                e.only.retain(|o| o.0 != iv);
-                made.push((d as u32, lp, e, iv, words));
+                made.push((d as u32, lp, out_of_loop(desc, iv, words), iv, words));
             }
         }
         if self.binds.len() < self.descs.len() {
@@ -1862,16 +1848,8 @@ impl Accesses {
             // loop, out of it, lost that handle's last-trip form and met the next outer
             // trip's copy through the other handle).
             if id != d && self.binds[id as usize].is_empty() && !self.binds[d as usize].is_empty() {
-                self.binds[id as usize] = self.map_binds(d, &mut forms, |x| {
-                    let mut f = x.clone();
-                    if words {
-                        f.owner = None;
-                        f.lane = None;
-                    }
-                    remove_iv(&mut f, iv);
-                    f.only.retain(|o| o.0 != iv);
-                    Some(f)
-                });
+                self.binds[id as usize] =
+                    self.map_binds(d, &mut forms, |x| Some(out_of_loop(x, iv, words)));
             }
         }
         self.loop_exits.sort_unstable();
@@ -4474,6 +4452,20 @@ fn narrow_to_words(regions: &mut [Region], l: &Lane) {
         let nlo = r0.max(lo as u64);
         r.range = Some((nlo, r1.min(hi as u64).max(nlo)));
     }
+}
+
+/// `d` made in some iteration of the loop of `iv`, out of it: without the variable and the
+/// iterations it ran in (`Desc::only`), and without per-thread words where `words` moved
+/// with it (`Accesses::loop_exit`).
+fn out_of_loop(d: &Desc, iv: ValueId, words: bool) -> Desc {
+    let mut e = d.clone();
+    if words {
+        e.owner = None;
+        e.lane = None;
+    }
+    remove_iv(&mut e, iv);
+    e.only.retain(|o| o.0 != iv);
+    e
 }
 
 /// Adds to `d.ivs` the variables of the slot indices of its regions reached through no
