@@ -104,6 +104,13 @@ pub struct Reach {
     /// check binds a copy that left that loop from its last iteration to that residue's
     /// form, as the barrier pass's `Key::ares` does (plain gen seed 139 on sm_90).
     pub res: Option<(StmtId, u8, u8)>,
+    /// Every path that crosses a back edge or exit of a loop around this one crossed this
+    /// loop's exit first, from any of its iterations (`past` is the last one): the copy was
+    /// made in some iteration of it, in the same iteration of the loops around it, as the
+    /// barrier pass's `State::leave_only` takes it (`Accesses::loop_exit`; executable seed
+    /// 216 at 200 ops: a copy in some trips of an unrolled loop met the next outer trip's
+    /// read of the other slot at an unknown distance).
+    pub left: Option<StmtId>,
 }
 
 impl Reach {
@@ -115,6 +122,7 @@ impl Reach {
         past: None,
         again: false,
         res: None,
+        left: None,
     };
     const FRESH: Reach = Reach {
         same: true,
@@ -124,6 +132,7 @@ impl Reach {
         past: None,
         again: false,
         res: None,
+        left: None,
     };
     /// No path at all.
     fn empty(&self) -> bool {
@@ -146,6 +155,11 @@ impl Reach {
             _ => self.past.filter(|&m| o.past == Some(m)),
         };
         let again = past.is_some() && (self.again || o.again);
+        let left = match (self.carried, o.carried) {
+            (Carried::No, _) => o.left,
+            (_, Carried::No) => self.left,
+            _ => self.left.filter(|&m| o.left == Some(m)),
+        };
         let res = if self.empty() {
             o.res
         } else if o.empty() {
@@ -164,6 +178,7 @@ impl Reach {
             past,
             again,
             res,
+            left,
         }
     }
     /// Across loop `lp`'s back edge (or its exit), which lies around some copy of the entry;
@@ -187,6 +202,15 @@ impl Reach {
             Carried::Exit(m) if self.past.is_none() && inside(m, lp) => Some(m),
             _ => self.past,
         };
+        let left = match self.carried {
+            Carried::No => None,
+            Carried::One(m) | Carried::Loop(m) | Carried::Exit(m)
+                if self.left.is_none() && inside(m, lp) =>
+            {
+                Some(m)
+            }
+            _ => self.left,
+        };
         let out = Reach {
             same: false,
             carried,
@@ -195,6 +219,7 @@ impl Reach {
             past,
             again: self.again && past.is_some(),
             res: self.res,
+            left,
         };
         if self.same {
             out.join(Reach {
@@ -205,6 +230,7 @@ impl Reach {
                 past: None,
                 again: false,
                 res: self.res,
+                left: None,
             })
         } else {
             out
@@ -1546,6 +1572,7 @@ impl<'a> Analysis<'a> {
                 crossed: reach.crossed,
                 past: reach.past.filter(|_| kept),
                 again: reach.again && kept,
+                left: reach.left.filter(|_| kept),
                 // Paths that stay in the copy's iteration: it ran in this residue (the
                 // copy made in this iteration of the loop: no back edge or exit crossed).
                 res: match reach.res {

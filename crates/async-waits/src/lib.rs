@@ -729,10 +729,12 @@ fn cross_thread(
             // iteration of the loops around, where its address moves with the loop's
             // variable in its words alone or not at all (`Accesses::loop_exit`; the barrier
             // pass binds it there too, exec seed 108 at 200 ops).
+            // Out of a loop from some iteration first (`Reach::left`): that form too.
             let base = match (reach.past, reach.carried) {
                 (Some(m), _) | (None, Carried::Exit(m)) => acc.loop_exit(a.desc, m),
                 _ => None,
             }
+            .or_else(|| reach.left.and_then(|m| acc.loop_exit(a.desc, m)))
             .unwrap_or(a.desc);
             let ivs = &acc.descs[base as usize].ivs;
             let moved = |m: StmtId| {

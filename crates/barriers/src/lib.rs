@@ -747,16 +747,16 @@ impl State {
     /// Leaving loop `lp` (variable `iv`): a key whose address moves with it in its words
     /// alone, or not at all (it ran only in some iterations), takes its form without the
     /// variable (`Accesses::loop_exit`), in the same iteration of the loops around: one made
-    /// in the last iteration, or some iterations back in this loop alone (async producers:
-    /// the last iteration only, as async-waits' check takes them).
+    /// in the last iteration, or some iterations back in this loop alone (async producers
+    /// too, as async-waits' check takes them, `Reach::left`).
     fn leave_only(&mut self, acc: &Accesses, lp: StmtId, iv: ValueId) {
         let form = |k: &Key| -> Option<u32> {
             let e = acc.loop_exit(k.desc, lp)?;
             match k.carried {
                 0 => Some(e),
-                // Not async producers: async-waits takes the form only for a copy of the
-                // loop's last iteration (`Reach::past`).
-                1 | CARRIED_IN_LOOP if !k.asy && acc.dist_iv(k.desc) == Some(iv) => Some(e),
+                // Async producers too: async-waits takes the form for a copy that left
+                // the loop from any iteration (`Reach::left`).
+                1 | CARRIED_IN_LOOP if acc.dist_iv(k.desc) == Some(iv) => Some(e),
                 _ => None,
             }
         };

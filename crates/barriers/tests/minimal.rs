@@ -5745,3 +5745,44 @@ kernel @k(%n = 1) waves 32 {
         assert_eq!(n, 1, "{t:?}");
     }
 }
+
+/// Executable seed 216 (200 ops), reduced: an async copy in the even trips of an unrolled
+/// loop writes the outer loop's next slot `%r`, which the next outer trip does not read
+/// (its `%r` is the other slot). A copy made some trips before the inner loop's last now
+/// leaves it in its form without the trips it ran in (`State::leave_only`, async producers
+/// too), as async-waits' check takes it (`Reach::left`); before, it met the next outer
+/// trip's read at an unknown distance and a barrier at the top of the outer body stayed.
+/// One barrier; reading `%w` instead (the slot the copy wrote), one at the end of the inner
+/// body, which orders the copy before the next outer trip's read.
+#[test]
+fn a_copy_of_some_trips_of_an_unrolled_loop_leaves_it_in_the_outer_trip() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 2 {
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i = 0 to %n max 4 {
+    %w = view %D slot (%i) mod 2
+    %r = view %D slot (%i + 1) mod 2
+    op "ld_191" read %r[-tid + 127]
+    for %j = 0 to 4 {
+      if uniform %j mod 2 == 0 {
+        op "cp_async_193" async write %r, read %G[5120:6144]
+      }
+    }
+  }
+}
+"#;
+    let other = src.replace(r#""ld_191" read %r"#, r#""ld_191" read %w"#);
+    for t in [Target::Gfx950, Target::Sm90] {
+        for k in [src, other.as_str()] {
+            let (n, redundant) = insert_and_remove(&kernel_of(k), t, &InsertOptions::default());
+            assert!(
+                redundant.is_empty(),
+                "{t:?}: {} of {n} redundant",
+                redundant.len()
+            );
+            assert_eq!(n, 1, "{t:?}");
+        }
+    }
+}
