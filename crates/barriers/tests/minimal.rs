@@ -5786,3 +5786,121 @@ kernel @k(%n = 3) waves 2 {
         }
     }
 }
+
+/// Executable seed 314 (200 ops), reduced: every trip of the inner loop writes `%nxt`
+/// (`%A`, `%B` in turn) at words on the outer variable alone. Two trips of one run of the
+/// inner loop that meet one buffer are in one outer trip: each thread writes its own word
+/// again. Only the next outer trip's words meet other threads', and one barrier in the outer
+/// body orders them (4 dynamic). Before, an access through a rotating handle of the inner
+/// loop with an outer variable in its address had no iteration distance (`dist_iv`), was
+/// carried to an unknown one past the inner back edge, and a barrier went in the inner body
+/// (16 dynamic). With words on the inner variable (`%j * 32`) trips two apart meet other
+/// threads' words: the barrier stays in the inner body.
+#[test]
+fn a_rotating_handle_of_the_inner_loop_keeps_the_outer_trip() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  for %i = 0 to 4 {
+    for %j = 0 to 4 iter(%cur = %B, %nxt = %A) {
+      op "st" write %nxt[tid + %i * 64]
+      yield %nxt, %cur
+    }
+  }
+}
+"#;
+    let inner = src.replace("tid + %i * 64", "tid + %j * 32");
+    assert_ne!(inner, src);
+    for t in [Target::Gfx950, Target::Sm90] {
+        for (k, dynamic) in [(src, 4), (inner.as_str(), 16)] {
+            let k = kernel_of(&k.replace("target gfx950", &format!("target {}", t.name())));
+            let (n, redundant) = insert_and_remove(&k, t, &InsertOptions::default());
+            assert!(
+                redundant.is_empty(),
+                "{t:?}: {} of {n} redundant",
+                redundant.len()
+            );
+            let mut ours = k.clone();
+            syncopt_barriers::run(&mut ours, t, &InsertOptions::default());
+            assert_eq!(
+                syncopt_analysis::inserted_cost(&ours),
+                (1, dynamic),
+                "{t:?}"
+            );
+        }
+    }
+}
+
+/// Executable seed 436 (200 ops), reduced: the inner loop writes through the outer loop's
+/// handle `%cur` (`%C`, `%B`, `%C` over three outer trips); after the outer loop, `ds_write`
+/// writes `%B`. The last outer trip's writes went to `%C`, and `%B`'s earlier ones are
+/// ordered by the barrier each inner trip needs. Leaving the inner loop, the write takes its
+/// last-trip form, which now keeps the bindings to the outer loop's handles (the variable
+/// fixed in them too): leaving the outer loop it takes `%C`, and no barrier goes before
+/// `ds_write` (there was one). With two outer trips the last one writes `%B`: that barrier
+/// stays.
+#[test]
+fn an_inner_loops_last_form_keeps_the_outer_handles_bound() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %B = buffer workgroup 2048
+  %C = buffer workgroup 2048
+  for %i = 0 to 3 iter(%cur = %C, %nxt = %B) {
+    op "st_b" write %B[tid + 256]
+    for %j = 0 to 3 iter(%c = %C, %d = %nxt) {
+      op "st_c" write %cur[tid + %j * 64 + 128]
+      yield %d, %c
+    }
+    yield %nxt, %cur
+  }
+  op "ds_write" write %B
+}
+"#;
+    let two = src.replace("for %i = 0 to 3", "for %i = 0 to 2");
+    assert_ne!(two, src);
+    for t in [Target::Gfx950, Target::Gfx942] {
+        let k = src.replace("target gfx950", &format!("target {}", t.name()));
+        minimal_on(&[t], &k, 1);
+        let k = two.replace("target gfx950", &format!("target {}", t.name()));
+        minimal_on(&[t], &k, 2);
+    }
+}
+
+/// Executable seed 444 (100 ops), reduced: the inner loop reads slot `%j mod 2` of `%D` at
+/// word `tid + 64` and writes the outer loop's handle `%cur` (`%A`, then `%D`'s first half)
+/// at `tid + 64 * %j`. The write of trip `j` meets the next trip's read only in the other
+/// slot (none) and the read two trips on through the barrier between them: one barrier, in
+/// the inner body. Before, an access through a handle of a loop around the inner one had no
+/// iteration distance in the inner loop (`dist_iv`), and a second barrier went in at the end
+/// of the inner body. It now has the inner loop's, that loop's handles fixed in it. Read at
+/// `tid + 128` instead, the write of trip 1 meets trip 2's read in the same slot at another
+/// thread's word: two barriers.
+#[test]
+fn a_handle_of_the_outer_loop_keeps_the_inner_loops_distance() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %d = view %D[0:2048]
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %d) {
+    for %j = 0 to 4 {
+      %w = view %D slot (%j) mod 2
+      op "ld" read %w[tid + 64]
+      op "st" write %cur[tid + %j * 64]
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("read %w[tid + 64]", "read %w[tid + 128]"),
+        2,
+    );
+}
