@@ -371,6 +371,15 @@ pub struct IvForms {
 /// `IvForms::forms` entry of an iteration the access does not run in.
 pub const EMPTY_FORM: u32 = u32::MAX;
 
+/// What `Accesses::forms_conflict_in` knows of `b`'s iteration of one exact loop: (its
+/// variable, `r`, `q`): not the first, and `r` modulo `q` where `q > 0`.
+type Later = Option<(ValueId, u8, u8)>;
+
+/// Whether iteration `j` of the loop of `iv` is one `later` rules out by its residue.
+fn off_residue(later: Later, iv: ValueId, j: usize) -> bool {
+    later.is_some_and(|(v, r, q)| v == iv && q > 0 && j % q as usize != r as usize)
+}
+
 /// Loops the verifier runs iteration by iteration, knowing the induction variable's value:
 /// a constant lower bound and a known trip count of 1 to this.
 const EXACT_TRIPS: u64 = 8;
@@ -2701,7 +2710,7 @@ impl Accesses {
         a_carried: u8,
         b: u32,
         test: &dyn Fn(&Desc, u8, &Desc) -> bool,
-        later: Option<ValueId>,
+        later: Later,
     ) -> bool {
         let (fa, fb) = (self.forms_of(a), self.forms_of(b));
         if let Some(f) = fa.first() {
@@ -2750,8 +2759,10 @@ impl Accesses {
                 _ => {
                     // Not the first iteration where `later` names this loop (executable
                     // seed 94 at 200 ops), as below.
-                    let from =
-                        gb.map_or(0, |g| usize::from(later == Some(g.iv)).min(g.forms.len()));
+                    let from = gb.map_or(0, |g| {
+                        usize::from(later.is_some_and(|l| l.0 == g.iv)).min(g.forms.len())
+                    });
+                    let off = |j: usize| gb.is_some_and(|g| off_residue(later, g.iv, from + j));
                     let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| &g.forms[from..]);
                     // Some iterations of this loop alone: each form fixes its variable, the
                     // loops around are in the same iteration, and `b`'s iteration is a later
@@ -2761,7 +2772,7 @@ impl Accesses {
                     for (i, &x) in f.forms.iter().enumerate().filter(|&(_, &x)| live(x)) {
                         let c = if carried(x) == 0 || alone { 0 } else { 2 };
                         for (j, &y) in ys.iter().enumerate().filter(|&(_, &y)| live(y)) {
-                            if alone && gb.is_some() && from + j <= i {
+                            if (alone && gb.is_some() && from + j <= i) || off(j) {
                                 continue;
                             }
                             if self.forms_conflict_in(x, c, y, test, later) {
@@ -2776,8 +2787,14 @@ impl Accesses {
         if let Some(g) = fb.first() {
             // `a` depends on no exact loop's variable: `b` may be in any iteration of it (any
             // but the first where `later` names the loop's variable).
-            let from = usize::from(later == Some(g.iv));
-            for &y in g.forms.iter().skip(from).filter(|&&y| y != EMPTY_FORM) {
+            let from = usize::from(later.is_some_and(|l| l.0 == g.iv));
+            for (_, &y) in g
+                .forms
+                .iter()
+                .enumerate()
+                .skip(from)
+                .filter(|&(j, &y)| y != EMPTY_FORM && !off_residue(later, g.iv, j))
+            {
                 if self.forms_conflict_in(a, a_carried, y, test, later) {
                     return true;
                 }
@@ -2797,7 +2814,21 @@ impl Accesses {
         wave: u64,
         iv: ValueId,
     ) -> bool {
-        self.across_waves(a, a_carried, b, wave, Some(iv))
+        self.across_waves(a, a_carried, b, wave, Some((iv, 0, 0)))
+    }
+
+    /// `conflict_across_waves_later` where `b`'s iteration of that loop is also `r` modulo
+    /// `q` (counted from 0 at the loop's first iteration).
+    pub fn conflict_across_waves_later_in_residue(
+        &self,
+        a: u32,
+        a_carried: u8,
+        b: u32,
+        wave: u64,
+        iv: ValueId,
+        (r, q): (u8, u8),
+    ) -> bool {
+        self.across_waves(a, a_carried, b, wave, Some((iv, r, q)))
     }
 
     /// `conflict` between two different waves of `wave` threads: not when every pair of
@@ -2809,14 +2840,7 @@ impl Accesses {
 
     /// `conflict_across_waves`; with `later`, `b` is in a later iteration than the first of
     /// the exact loop of that variable.
-    fn across_waves(
-        &self,
-        a: u32,
-        a_carried: u8,
-        b: u32,
-        wave: u64,
-        later: Option<ValueId>,
-    ) -> bool {
+    fn across_waves(&self, a: u32, a_carried: u8, b: u32, wave: u64, later: Later) -> bool {
         let (da, db) = (&self.descs[a as usize], &self.descs[b as usize]);
         let n = self.nested_ivs;
         if !desc_conflict(da, a_carried, db, n) || same_wave_only(da, db, wave) {

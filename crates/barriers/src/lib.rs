@@ -1593,14 +1593,46 @@ impl<'k> Ctx<'k> {
         };
         if k.later && !k.asy && !k.first && !k.back && k.up == NO_UP {
             if let Some(iv) = self.later_iv(b) {
-                return self.may_meet(k.desc, d)
-                    && self
+                // The residue the path puts the current iteration in, where it counts that
+                // loop's iterations from 0 (exec seed 818 at 100 ops: a write in the odd
+                // trip met the next trip's read as if in any later trip).
+                let res = match self.later_residue(k, b) {
+                    Some(rq) => self.acc.conflict_across_waves_later_in_residue(
+                        k.desc, k.carried, d, self.wave, iv, rq,
+                    ),
+                    None => self
                         .acc
-                        .conflict_across_waves_later(k.desc, k.carried, d, self.wave, iv)
-                    && self.exit_agrees(k, a);
+                        .conflict_across_waves_later(k.desc, k.carried, d, self.wave, iv),
+                };
+                return self.may_meet(k.desc, d) && res && self.exit_agrees(k, a);
             }
         }
         self.conflict(k.desc, k.carried, d) && self.exit_agrees(k, a)
+    }
+
+    /// The residue `(r, q)` key `k`'s path puts the current iteration of the innermost loop
+    /// with bound forms around `b` in (`Key::res`), as an iteration number modulo `q`: only
+    /// where `Key::res` follows that loop, and its variable starts at a multiple of `q` and
+    /// steps by 1 (so that the variable's residue, which the branches tell, is the
+    /// iteration's).
+    fn later_residue(&self, k: &Key, b: BlockId) -> Option<(u8, u8)> {
+        if k.res >= OLD_RES || k.prev {
+            return None;
+        }
+        let lp = self.inner_loop[b.index()];
+        if lp == u32::MAX || self.res_loop_at(b) != lp {
+            return None;
+        }
+        let s = StmtId::new(lp as usize);
+        let q = self.res_period(s)?;
+        let StmtKind::For(f) = &self.k.stmts[s].kind else {
+            return None;
+        };
+        let syncopt_ir::Bound::Const(lo) = f.lo else {
+            return None;
+        };
+        (q != FIRST_LATER && q > 0 && k.res < q && f.step == 1 && lo.rem_euclid(q as i64) == 0)
+            .then_some((k.res, q))
     }
 
     /// The induction variable of the innermost loop with bound forms around `b` (`Key::later`).

@@ -5904,3 +5904,37 @@ kernel @k waves 4 {
         2,
     );
 }
+
+/// Executable seed 818 (100 ops), reduced: three trips; the odd one (`%i` = 1) writes word
+/// `tid + 256`, which the read of the next trip (`%i` = 2) reads in the same thread. Only the
+/// read before the write in trip 1 meets another wave's word: one barrier. The write, pending
+/// across the back edge, knew the next trip's residue (even) and that it is not the first,
+/// but met the read in any later trip; now in the later trips of that residue only
+/// (`Accesses::conflict_across_waves_later_in_residue`). Written in the even trips instead,
+/// trip 0's write meets trip 1's read in another wave of 64: two barriers.
+#[test]
+fn a_later_trip_of_a_known_residue_meets_that_trip_only() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %B = buffer workgroup 2048
+  for %i = 0 to 3 {
+    op "ld" read %B[tid + %i * 64 + 128]
+    if uniform %i mod 2 == 0 {
+    } else {
+      op "st" write %B[tid + 256]
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        (
+            "if uniform %i mod 2 == 0 {\n    } else {",
+            "if uniform %i mod 2 == 1 {\n    } else {",
+        ),
+        2,
+    );
+}
