@@ -2805,29 +2805,18 @@ impl Accesses {
     }
 
     /// `conflict_across_waves` where `b` is in a later iteration than the first of the exact
-    /// loop of `iv` (`a` was made in that loop's run, before its current iteration).
+    /// loop of `iv` (`a` was made in that loop's run, before its current iteration), and with
+    /// `res` `(r, q)`, one that is `r` modulo `q` (counted from 0 at the loop's first
+    /// iteration).
     pub fn conflict_across_waves_later(
         &self,
         a: u32,
         a_carried: u8,
         b: u32,
         wave: u64,
-        iv: ValueId,
+        (iv, res): (ValueId, Option<(u8, u8)>),
     ) -> bool {
-        self.across_waves(a, a_carried, b, wave, Some((iv, 0, 0)))
-    }
-
-    /// `conflict_across_waves_later` where `b`'s iteration of that loop is also `r` modulo
-    /// `q` (counted from 0 at the loop's first iteration).
-    pub fn conflict_across_waves_later_in_residue(
-        &self,
-        a: u32,
-        a_carried: u8,
-        b: u32,
-        wave: u64,
-        iv: ValueId,
-        (r, q): (u8, u8),
-    ) -> bool {
+        let (r, q) = res.unwrap_or((0, 0));
         self.across_waves(a, a_carried, b, wave, Some((iv, r, q)))
     }
 

@@ -1596,15 +1596,15 @@ impl<'k> Ctx<'k> {
                 // The residue the path puts the current iteration in, where it counts that
                 // loop's iterations from 0 (exec seed 818 at 100 ops: a write in the odd
                 // trip met the next trip's read as if in any later trip).
-                let res = match self.later_residue(k, b) {
-                    Some(rq) => self.acc.conflict_across_waves_later_in_residue(
-                        k.desc, k.carried, d, self.wave, iv, rq,
-                    ),
-                    None => self
-                        .acc
-                        .conflict_across_waves_later(k.desc, k.carried, d, self.wave, iv),
-                };
-                return self.may_meet(k.desc, d) && res && self.exit_agrees(k, a);
+                return self.may_meet(k.desc, d)
+                    && self.acc.conflict_across_waves_later(
+                        k.desc,
+                        k.carried,
+                        d,
+                        self.wave,
+                        (iv, self.later_residue(k, b)),
+                    )
+                    && self.exit_agrees(k, a);
             }
         }
         self.conflict(k.desc, k.carried, d) && self.exit_agrees(k, a)

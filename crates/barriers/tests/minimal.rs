@@ -5910,7 +5910,7 @@ kernel @k waves 4 {
 /// read before the write in trip 1 meets another wave's word: one barrier. The write, pending
 /// across the back edge, knew the next trip's residue (even) and that it is not the first,
 /// but met the read in any later trip; now in the later trips of that residue only
-/// (`Accesses::conflict_across_waves_later_in_residue`). Written in the even trips instead,
+/// (`Accesses::conflict_across_waves_later` with a residue). Written in the even trips instead,
 /// trip 0's write meets trip 1's read in another wave of 64: two barriers.
 #[test]
 fn a_later_trip_of_a_known_residue_meets_that_trip_only() {
