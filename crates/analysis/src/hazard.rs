@@ -3265,19 +3265,16 @@ fn make_desc(
         }
     }
     ivs.sort();
-    let mut rot = None;
-    for r in &regions {
-        if let Some((st, h, _)) = r.handle {
-            if let (StmtKind::For(f), false) = (&k.stmts[st].kind, h == OVERLAP) {
-                match rot {
-                    None => rot = Some(Some((st, f.iv))),
-                    Some(Some((l, _))) if l != st => rot = Some(None),
-                    _ => {}
-                }
-            }
-        }
-    }
-    let rot = rot.flatten();
+    let mut rotating = regions
+        .iter()
+        .filter_map(|r| r.handle.filter(|h| h.1 != OVERLAP).map(|h| h.0));
+    let rot = rotating
+        .next()
+        .filter(|&l| rotating.all(|m| m == l))
+        .and_then(|l| match &k.stmts[l].kind {
+            StmtKind::For(f) => Some((l, f.iv)),
+            _ => None,
+        });
     // The iteration distances callers pass are about `ivs`: words that move with another
     // induction variable would be compared at a wrong distance.
     let tracked = |e: &AffineExpr| {
@@ -4707,20 +4704,20 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
     // At a distance in an inner loop of the one whose handles `a` goes through: that loop,
     // and its handles, in the same iteration.
     let mut handles_fixed = false;
+    let hl = if a_carried == 0 { None } else { handle_loop(a) };
     let dist: Option<(ValueId, i64)> = match (a_carried, dist_iv(a, nested)) {
         (0, _) => None,
         (1, Some(x)) => {
-            handles_fixed = handle_loop(a).is_some_and(|h| h != x.0);
+            handles_fixed = hl.is_some_and(|h| h != x.0);
             Some(x)
         }
         (CARRIED_IN_LOOP, Some((v, _)))
             if a.regions
                 .iter()
                 .all(|r| r.handle.is_none() && r.outer.is_none())
-                || handle_loop(a).is_some() =>
+                || hl.is_some() =>
         {
-            handles_unknown =
-                handle_loop(a) == Some(v) && a.regions.iter().any(|r| r.handle.is_some());
+            handles_unknown = hl == Some(v) && a.regions.iter().any(|r| r.handle.is_some());
             let moves = |e: &AffineExpr| e.coef(Var::Value(v)) != 0;
             if a.regions.iter().any(|r| {
                 r.slot.as_ref().is_some_and(|x| moves(&x.index))

@@ -5773,18 +5773,13 @@ kernel @k(%n = 3) waves 2 {
   }
 }
 "#;
-    let other = src.replace(r#""ld_191" read %r"#, r#""ld_191" read %w"#);
-    for t in [Target::Gfx950, Target::Sm90] {
-        for k in [src, other.as_str()] {
-            let (n, redundant) = insert_and_remove(&kernel_of(k), t, &InsertOptions::default());
-            assert!(
-                redundant.is_empty(),
-                "{t:?}: {} of {n} redundant",
-                redundant.len()
-            );
-            assert_eq!(n, 1, "{t:?}");
-        }
-    }
+    counts_on(
+        &[Target::Gfx950, Target::Sm90],
+        src,
+        1,
+        (r#""ld_191" read %r"#, r#""ld_191" read %w"#),
+        1,
+    );
 }
 
 /// Executable seed 314 (200 ops), reduced: every trip of the inner loop writes `%nxt`
