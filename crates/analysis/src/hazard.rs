@@ -230,6 +230,48 @@ pub struct BindSrc {
     pub value: ValueId,
     pub sel: Sel,
     pub threads: Option<(i64, i64)>,
+    /// Induction variables fixed in the descriptor since it was made (`fix_iv`, and
+    /// `slot_form_where` in slot indices alone: `false`), in that order: the regions the
+    /// handle resolves to in an iteration (`handles_in_iteration`) take them too (exec seed
+    /// 112 at 200 ops: a handle started from a slot view of the outer variable, fixed to the
+    /// even residue's slot inside a branch, resolved again to either slot).
+    pub fixed: Vec<(ValueId, i64, bool)>,
+}
+
+impl BindSrc {
+    /// `fixed` applied to `regions` (resolved from `value`): slot indices take each value.
+    fn fix_regions(&self, regions: &mut [Region]) {
+        for &(iv, x, _) in &self.fixed {
+            for r in regions.iter_mut() {
+                for s in [&mut r.slot, &mut r.over].into_iter().flatten() {
+                    let mut e = s.index.clone();
+                    if fix_var(&mut e, Var::Value(iv), x).is_some() {
+                        s.index = e;
+                    }
+                }
+                fix_local_slot(r);
+            }
+        }
+    }
+
+    /// The selector with the variables `fixed` in words too fixed.
+    fn fixed_selector(&self) -> Selector {
+        let mut sel = self.sel.selector();
+        if let Selector::Index(e) = &mut sel {
+            for &(iv, x, words) in &self.fixed {
+                let mut f = e.clone();
+                if words && fix_var(&mut f, Var::Value(iv), x).is_some() {
+                    *e = f;
+                }
+            }
+        }
+        sel
+    }
+
+    fn note_fixed(&mut self, iv: ValueId, x: i64, words: bool) {
+        self.fixed.retain(|f| f.0 != iv);
+        self.fixed.push((iv, x, words));
+    }
 }
 
 /// A descriptor with the handles of one rotating loop bound to the values they have in one
@@ -620,6 +662,7 @@ impl Accesses {
                                     value: f.iter_args[m].1,
                                     sel: src.sel.clone(),
                                     threads: src.threads,
+                                    fixed: src.fixed.clone(),
                                 }));
                             }
                         }
@@ -1568,6 +1611,7 @@ impl Accesses {
                             value: e.mem.value,
                             sel: Sel::of(&e.mem.sel),
                             threads: th,
+                            fixed: Vec::new(),
                         }));
                     }
                     *form = self.intern_in(&mut intern, desc);
@@ -1791,6 +1835,25 @@ impl Accesses {
         Some(f.forms[((n - 1) % len) as usize]).filter(|&x| x != EMPTY_FORM)
     }
 
+    /// `d`'s iteration forms in the exact loop of `iv` (`n` trips) before the last: in the
+    /// one just before it (`one`), or in each of them; the iterations it does not run in
+    /// left out. `None` when `d` has no forms there, or runs in none of those iterations.
+    pub fn earlier_iv_forms(&self, d: u32, iv: ValueId, n: u64, one: bool) -> Option<Vec<u32>> {
+        let f = self.forms_of(d).iter().find(|f| f.iv == iv)?;
+        let len = f.forms.len() as u64;
+        if len == 0 || n < 2 {
+            return None;
+        }
+        let from = if one { n - 2 } else { 0 };
+        let mut out: Vec<u32> = (from..n - 1)
+            .map(|j| f.forms[(j % len) as usize])
+            .filter(|&x| x != EMPTY_FORM)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        (!out.is_empty()).then_some(out)
+    }
+
     /// Every (descriptor, its form out of some loop) of `loop_exits`.
     pub fn loop_exit_forms(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.loop_exits.iter().map(|x| (x.0, x.2))
@@ -1808,16 +1871,14 @@ impl Accesses {
             .map(|x| x.2)
     }
 
-    /// `loop_exits` for the loops of unknown trips (no exact iterations to bind, no iteration
-    /// forms): a descriptor whose words move with the loop's variable, through no rotating
-    /// handle of the loop and in no slot index, leaves it as its words' regions (exec seed
-    /// 119 at 200 ops: words of an outer slot read in an inner loop, met by the next outer
-    /// iteration's write to the other slot); and for every loop, one whose address does not
+    /// `loop_exits`: a descriptor whose words move with the loop's variable, through no
+    /// rotating handle of the loop and in no slot index, leaves it as its words' regions
+    /// (exec seed 119 at 200 ops: words of an outer slot read in an inner loop, met by the
+    /// next outer iteration's write to the other slot); and one whose address does not
     /// move with it (through an `OVERLAP` handle of it at most) leaves it as it is, without
     /// the variable (exec seed 368 at 100 ops). Before `bind_first_ivs`, so that the forms
     /// get iteration forms in the exact loops around. Used by the barrier pass.
     pub fn bind_loop_exits(&mut self, k: &Kernel) {
-        let exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
         let mut forms: FxMap<Desc, u32> = FxMap::default();
         let mut made = Vec::new();
         for d in 0..self.descs.len() {
@@ -1826,17 +1887,21 @@ impl Accesses {
                 let ValueKind::Iv(lp) = k.values[iv].kind else {
                     continue;
                 };
-                let StmtKind::For(f) = &k.stmts[lp].kind else {
+                if !matches!(k.stmts[lp].kind, StmtKind::For(_)) {
                     continue;
-                };
-                // An exact loop's iteration forms fix the words that move with it; a handle
-                // of an `OVERLAP` rotation is every value it may take in any iteration.
-                let exact_loop = exact.contains_key(&iv) || f.trips().exact().is_some();
+                }
+                // Exact loops too: the key made in the last iteration takes that iteration's
+                // form first (the barrier pass's `State::leave_last`), those made some
+                // iterations back take this one (exec seeds 2113 and 4536 at 100 ops: the
+                // earlier trips' reads of an inner loop, carried past the outer back edge to
+                // an unknown distance, met the next outer trip's write to the other slot).
+                // A handle of an `OVERLAP` rotation is every value it may take in any
+                // iteration.
                 let words = address_uses_iv(desc, iv);
                 // Ran only in some iterations (`Desc::only`), its address not moving: as
                 // if it ran in any.
                 let only = desc.only.iter().any(|o| o.0 == iv);
-                if ((exact_loop || only) && words)
+                if (only && words)
                     || desc.regions.iter().any(|r| {
                         r.handle.is_some_and(|h| h.0 == lp && h.1 != OVERLAP)
                             || r.slot
@@ -1873,7 +1938,6 @@ impl Accesses {
         if self.iv_forms.len() < self.descs.len() {
             self.iv_forms.resize(self.descs.len(), Vec::new());
         }
-        self.exact = Some(exact);
     }
 
     /// Inside a uniform `if` on a loop's induction variable modulo a constant (constant start,
@@ -2963,6 +3027,7 @@ fn describe(
                                 value: e.mem.value,
                                 sel: Sel::of(&e.mem.sel),
                                 threads: th,
+                                fixed: Vec::new(),
                             }));
                         }
                         if result_of_iv_if(k, e.mem.value) {
@@ -4036,6 +4101,9 @@ fn slot_form_where(
             fix_var(&mut s.index, var, x)?;
         }
     }
+    if let Some(b) = out.bind.as_mut() {
+        b.note_fixed(iv, x, false);
+    }
     Some(out)
 }
 
@@ -4080,6 +4148,9 @@ fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     }
     remove_iv(&mut out, iv);
     out.only.retain(|o| o.0 != iv);
+    if let Some(b) = out.bind.as_mut() {
+        b.note_fixed(iv, x, true);
+    }
     Some(out)
 }
 
@@ -4199,6 +4270,7 @@ fn handles_in_iteration(
         r.unbound = false;
         return None;
     }
+    src.fix_regions(&mut regions);
     // A handle of a loop inside the fixed one rotates in each of its runs: the form takes
     // every value it may hold (`OVERLAP`, no handle rule), as the unbound descriptor does;
     // forms of two iterations of the fixed loop are two runs of that loop, which its handle
@@ -4215,15 +4287,28 @@ fn handles_in_iteration(
             }
         }
     }
-    let mut sel = src.sel.selector();
+    let mut sel = src.fixed_selector();
     if let Selector::Index(e) = &mut sel {
         fix_var(e, Var::Value(iv), x)?;
     }
     let mut nd = make_desc(k, d.mode, regions, &sel, src.threads);
     // The iteration distances callers pass are about `d.ivs`: a bound form that depends on
     // another variable (a word index through the handle that moves with an inner loop)
-    // would be compared at a wrong distance.
-    if nd.ivs.iter().any(|v| *v != iv && !d.ivs.contains(v)) {
+    // would be compared at a wrong distance. A variable of a loop around the fixed one (a
+    // slot view the handle starts from) is tracked from the binding on, as `fit_ivs` does:
+    // an access through the handle leaves the fixed loop bound or carried to an unknown
+    // distance (exec seed 1837 at 100 ops: the first trip's write into the outer loop's
+    // slot had no form, and crossing the outer back edge it met the next outer trip's
+    // write into the other slot).
+    let around = |v: ValueId| match (k.values[v].kind, fixed) {
+        (ValueKind::Iv(l), Some(lp)) => l != lp && loop_inside(k, lp, l),
+        _ => false,
+    };
+    if nd
+        .ivs
+        .iter()
+        .any(|v| *v != iv && !d.ivs.contains(v) && !around(*v))
+    {
         return None;
     }
     for (&v, &st) in d.ivs.iter().zip(&d.steps) {
@@ -4527,6 +4612,20 @@ fn narrow_to_words(regions: &mut [Region], l: &Lane) {
         }
         let nlo = r0.max(lo as u64);
         r.range = Some((nlo, r1.min(hi as u64).max(nlo)));
+    }
+    // In a slot, the bytes relative to its start (exec seeds 3233 and 3593 at 100 ops: a
+    // write of one trip of an exact loop, its variable fixed, still spanned the words of
+    // every trip and met a read of the slot's other half).
+    for (r, sb) in regions.iter_mut().zip(&l.slot_bases) {
+        let (Some(sb), false, Some(s)) = (*sb, r.hull, r.slot.as_mut()) else {
+            continue;
+        };
+        let (lo, hi) = (sb as i128 + 4 * w0, sb as i128 + 4 * w1 + 4);
+        if lo < 0 || hi > u64::MAX as i128 {
+            continue;
+        }
+        let nlo = s.inner.0.max(lo as u64);
+        s.inner = (nlo, s.inner.1.min(hi as u64).max(nlo));
     }
 }
 

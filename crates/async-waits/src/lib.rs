@@ -730,8 +730,13 @@ fn cross_thread(
             // variable in its words alone or not at all (`Accesses::loop_exit`; the barrier
             // pass binds it there too, exec seed 108 at 200 ops).
             // Out of a loop from some iteration first (`Reach::left`): that form too.
+            // From the last iteration of a loop the copy has a form in (an exact loop's), that
+            // form decides below (`Carried::Exit`, `fixed`), as the barrier pass binds it
+            // (`State::leave_loop`) before its exit form.
             let base = match (reach.past, reach.carried) {
-                (Some(m), _) | (None, Carried::Exit(m)) => acc.loop_exit(a.desc, m),
+                (Some(m), _) | (None, Carried::Exit(m)) if acc.last_bound(a.desc, m).is_none() => {
+                    acc.loop_exit(a.desc, m)
+                }
                 _ => None,
             }
             .or_else(|| reach.left.and_then(|m| acc.loop_exit(a.desc, m)))

@@ -120,6 +120,9 @@ fn budget_for(stmts: usize) -> u32 {
     }
 }
 
+/// Most iteration forms one key leaving an exact loop becomes (`State::leave_earlier`).
+const MAX_EARLIER: usize = 8;
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     desc: u32,
@@ -450,6 +453,7 @@ impl State {
         iv: ValueId,
         (first, binds): (Option<(StmtId, &[bool])>, bool),
         period: Option<u8>,
+        needs_later: &dyn Fn(&Key) -> bool,
     ) {
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
         let bind = |k: &Key| -> Option<u32> {
@@ -471,10 +475,13 @@ impl State {
         };
         if first.is_none()
             && period.is_none()
-            && !o
-                .m
-                .keys()
-                .any(|k| (k.carried != 2 && dep(k)) || k.first || k.back || bind(k).is_some())
+            && !o.m.keys().any(|k| {
+                (k.carried != 2 && dep(k))
+                    || k.first
+                    || k.back
+                    || (binds && !k.later && needs_later(k))
+                    || bind(k).is_some()
+            })
         {
             self.join(o);
             return;
@@ -744,6 +751,46 @@ impl State {
         self.rekey_some(|k| form(k).map(|desc| Key { desc, ..*k }));
     }
 
+    /// Leaving an exact loop of `n` trips (variable `iv`): a key made some iterations before
+    /// the last (this loop's only, `dist_iv`) takes its iteration forms there, one key per
+    /// form, in the same iteration of the loops around (exec seeds 1837 and 3585 at 100 ops:
+    /// carried past the outer back edge to an unknown distance, the inner loop's earlier
+    /// writes lost the words and slot each trip had). Not async producers, as `leave_last`;
+    /// at most `MAX_EARLIER` forms.
+    fn leave_earlier(&mut self, acc: &Accesses, iv: ValueId, n: u64) {
+        let forms = |k: &Key| -> Option<Vec<u32>> {
+            if k.asy || !matches!(k.carried, 1 | CARRIED_IN_LOOP) || acc.dist_iv(k.desc) != Some(iv)
+            {
+                return None;
+            }
+            acc.earlier_iv_forms(k.desc, iv, n, k.carried == 1)
+                .filter(|f| f.len() <= MAX_EARLIER)
+        };
+        if !self.m.keys().any(|k| forms(k).is_some()) {
+            return;
+        }
+        let old = self.m.take();
+        for &(k, (s, a)) in &old {
+            match forms(&k) {
+                Some(fs) => {
+                    for desc in fs {
+                        self.insert(
+                            Key {
+                                desc,
+                                carried: 0,
+                                ..k
+                            },
+                            s,
+                            a,
+                        );
+                    }
+                }
+                None => self.insert(k, s, a),
+            }
+        }
+        recycle(old);
+    }
+
     /// Leaving loop `lp` (variable `iv`): a key whose address moves with it in its words
     /// alone, or not at all (it ran only in some iterations), takes its form without the
     /// variable (`Accesses::loop_exit`), in the same iteration of the loops around: one made
@@ -805,6 +852,8 @@ struct Ctx<'k> {
     stage_loop: Vec<bool>,
     /// Access ids inside each loop/if (one per descriptor).
     summary: Vec<Vec<u32>>,
+    /// Per loop: `Ctx::meets_later`'s alias classes.
+    later_meets: Vec<(u64, u64)>,
     /// Per `if`: whether its condition is false (then dead) or true (else dead) in every
     /// iteration of the constant-bound loop it depends on.
     dead: Vec<(bool, bool)>,
@@ -1109,6 +1158,7 @@ impl<'k> Ctx<'k> {
             allowed: Vec::new(),
             stage_loop: Vec::new(),
             summary: Vec::new(),
+            later_meets: Vec::new(),
             dead,
             unroll,
             last_iv,
@@ -1356,8 +1406,41 @@ impl<'k> Ctx<'k> {
         c.async_desc = async_desc;
         c.async_loose = async_loose;
         c.asy = asy;
+        // Per loop with bound forms: the alias classes of the accesses inside it whose
+        // addresses move with its variable, and of those that write.
+        let mut later_meets = vec![(0u64, 0u64); k.stmts.len()];
+        for (s, acs) in summary.iter().enumerate() {
+            if !c.loop_binds.get(s).copied().unwrap_or(false) {
+                continue;
+            }
+            let StmtKind::For(f) = &k.stmts[StmtId::new(s)].kind else {
+                continue;
+            };
+            for &a in acs {
+                let d = c.desc(a) as usize;
+                if c.acc.descs[d].ivs.binary_search(&f.iv).is_ok() {
+                    let (m, w) = c.dmask[d];
+                    later_meets[s].0 |= m;
+                    if w {
+                        later_meets[s].1 |= m;
+                    }
+                }
+            }
+        }
+        c.later_meets = later_meets;
         c.summary = summary;
         c
+    }
+
+    /// Whether key `k`, crossing the back edge of loop `lp` (with bound forms), may meet an
+    /// access inside it whose address moves with its variable: only such a key needs
+    /// `Key::later` (the others are compared alike in any trip).
+    fn meets_later(&self, lp: Option<StmtId>, k: &Key) -> bool {
+        let Some(&(m, w)) = lp.and_then(|l| self.later_meets.get(l.index())) else {
+            return false;
+        };
+        let (km, kw) = self.dmask[k.desc as usize];
+        km & m != 0 && (kw || km & w != 0)
     }
 
     /// Fills `out` for `b` (which may hold barriers when `ok`); returns the block's accesses.
@@ -2734,6 +2817,10 @@ impl<'c, 'k> Sim<'c, 'k> {
                     },
                 );
             }
+            // Before `leave_loop` binds them to the handles' exit values.
+            if let (syncopt_ir::Bound::Const(_), Some(n)) = (f.lo, f.trips().exact()) {
+                exit.leave_earlier(&c.acc, f.iv, n);
+            }
             // An async producer into one known region takes its last-iteration form as
             // async-waits does (`Carried::Exit`); one through a handle or `if` result stays
             // unbound (async-waits loses the binding once the copy crosses a back edge of a
@@ -2774,6 +2861,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         if let Some(lp) = c.k.blocks[f.body].parent {
             if let (syncopt_ir::Bound::Const(_), Some(n)) = (f.lo, f.trips().exact()) {
                 exit.leave_last(&c.acc, f.iv, n);
+                exit.leave_earlier(&c.acc, f.iv, n);
             }
             exit.leave_only(&c.acc, lp, f.iv);
         }
@@ -2801,7 +2889,9 @@ impl<'c, 'k> Sim<'c, 'k> {
                 let lp = self.c.k.blocks[f.body].parent;
                 let only = lp.and_then(|lp| out.only_crossing(&self.c.acc, lp, f.iv));
                 let crossing = only.as_ref().unwrap_or(&out);
-                inp.join_carried(crossing, &self.c.acc, f.iv, (first, bound), period);
+                let c = self.c;
+                let needs = |k: &Key| c.meets_later(lp, k);
+                inp.join_carried(crossing, &c.acc, f.iv, (first, bound), period, &needs);
             }
         }
         self.traces.push(trace);
@@ -2836,12 +2926,15 @@ impl<'c, 'k> Sim<'c, 'k> {
             let (first, bound, period) = self.back_edge(f);
             let lp = self.c.k.blocks[f.body].parent;
             let only = lp.and_then(|lp| out.only_crossing(acc, lp, f.iv));
+            let c = self.c;
+            let needs = |k: &Key| c.meets_later(lp, k);
             next.join_carried(
                 only.as_ref().unwrap_or(&out),
                 acc,
                 f.iv,
                 (first, bound),
                 period,
+                &needs,
             );
             if rounds >= 3 || self.check {
                 // From here on the input only grows, so the fixpoint is reached.

@@ -5933,3 +5933,128 @@ kernel @k waves 4 {
         2,
     );
 }
+
+/// Executable seed 656 (100 ops), reduced: a three-trip loop without handles reads words
+/// that move with its variable and writes the mirrored words `-tid + 127`. The write of one
+/// trip and the read of the next touch a word only from one wave (`t + t' = 63`), and what is
+/// two trips apart has the loop's own barrier between. A key that crossed the back edge of
+/// a loop with bound forms is in a later trip (`Key::later`) even where no key depends on
+/// the loop's variable (the shortcut in `State::join_carried` left it unmarked): one barrier,
+/// two before. With `-tid + 191` the next trip's read meets another wave's word: two.
+#[test]
+fn a_key_past_the_back_edge_is_in_a_later_trip_without_the_variable() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3, %p = 1) waves 2 {
+  %D = buffer workgroup 2048
+  for %i13 = 0 to 4 {
+    %r13 = view %D slot (%i13 + 1) mod 2
+    for %i14 = 0 to 3 {
+      op "ld_81" read %r13[tid + %i14 * 64]
+      op "st_82" write %r13[-tid + 127]
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        ("-tid + 127", "-tid + 191"),
+        2,
+    );
+}
+
+/// Executable seed 2113 (100 ops), reduced: an exact inner loop reads words of the outer
+/// loop's slot that move with the inner variable. Leaving it, the reads of the trips before
+/// the last become one form without the inner variable (`Accesses::loop_exit`, now made for
+/// exact loops too), in the same outer trip: past the outer back edge they are one outer
+/// trip back and never meet the next write, to the other slot. One barrier (two before:
+/// carried to an unknown distance, the slot was lost). With one slot the next outer trip's
+/// write meets them: two.
+#[test]
+fn earlier_trips_of_an_exact_loop_leave_it_in_its_exit_form() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1, %p = 1) waves 4 {
+  %D = buffer workgroup 4096
+  for %i5 = 0 to 4 {
+    %w5 = view %D slot (%i5) mod 2
+    op "st_50" write %w5[tid + %i5 * 64]
+    for %i6 = 0 to 4 {
+      op "ld_53" read %w5[tid + %i6 * 64 + 64]
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950, Target::Sm90],
+        src,
+        1,
+        ("slot (%i5) mod 2", "slot (%i5) mod 1"),
+        2,
+    );
+}
+
+/// Executable seed 3593 (100 ops), reduced: the write runs in the first trip only, its
+/// variable fixed there (`tid`: bytes 0-1023 of the slot), and the read takes bytes
+/// 1024-2047 of the same slot. Fixing the variable now narrows the bytes a slot region
+/// touches to its words (`narrow_to_words`, which narrowed known starts only): no barrier;
+/// one before. From byte 1020 on the read meets the last word: one.
+#[test]
+fn fixed_words_narrow_the_bytes_of_a_slot() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4, %p = 0) waves 4 {
+  %D = buffer workgroup 4096
+  for %i12 = 0 to 2 {
+    %w12 = view %D slot (%i12) mod 2
+    if uniform %i12 mod 2 == 0 {
+      op "ds_read_86" read %w12[1024:2048]
+      op "st_87" write %w12[tid + %i12 * 64]
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        0,
+        ("1024:2048", "1020:2048"),
+        1,
+    );
+}
+
+/// Executable seed 1837 (100 ops), reduced: an inner loop's handle starts from the outer
+/// loop's slot view; its first trip writes words 64-191 of that slot, its second words
+/// 128-255 of `%A`, the same thread's words in every outer trip. Two rules: the first trip's
+/// form through the slot view of the outer variable is made (`handles_in_iteration` tracks a
+/// variable of a loop around from the binding on), and a key made some trips before the
+/// last leaves the exact loop as its iteration forms there (`State::leave_earlier`), so past
+/// the outer back edge it is one outer trip back, in the other slot. No barrier; one before.
+/// With words that move with the outer variable, two outer trips apart they meet another
+/// wave's: one.
+#[test]
+fn earlier_trips_leave_an_exact_loop_in_their_iteration_forms() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3, %p = 0) waves 2 {
+  %A = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  for %i8 = 0 to 3 {
+    %r8 = view %D slot (%i8 + 1) mod 2
+    for %i9 = 0 to 2 iter(%cur9 = %A, %nxt9 = %r8) {
+      op "st_48" write %nxt9[tid + %i9 * 64 + 64]
+      yield %nxt9, %cur9
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        0,
+        ("tid + %i9 * 64 + 64", "tid + %i8 * 64 + 64"),
+        1,
+    );
+}
