@@ -1854,6 +1854,15 @@ impl Accesses {
         (!out.is_empty()).then_some(out)
     }
 
+    /// Whether `d` goes through a rotating handle with neither a binding source nor bound
+    /// forms (an iteration form through a handle of a loop around the fixed one).
+    pub fn unbindable(&self, d: u32) -> bool {
+        let desc = &self.descs[d as usize];
+        desc.bind.is_none()
+            && self.binds.get(d as usize).is_none_or(|b| b.is_empty())
+            && desc.regions.iter().any(|r| r.handle.is_some())
+    }
+
     /// Every (descriptor, its form out of some loop) of `loop_exits`.
     pub fn loop_exit_forms(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.loop_exits.iter().map(|x| (x.0, x.2))
@@ -2309,7 +2318,17 @@ impl Accesses {
                 self.iv_forms.resize(self.descs.len(), Vec::new());
                 let bound = |f: u32| if f == EMPTY_FORM { empty } else { f };
                 let (first, last) = (bound(forms[0]), bound(forms[n as usize - 1]));
-                if through {
+                // A form through a handle of a loop around this one has no binding of that
+                // handle: `bind_handles`' first and last forms, which bind it in the loop
+                // around too, stay, their variable fixed.
+                let around = |f: u32| {
+                    f != EMPTY_FORM
+                        && self.descs[f as usize].regions.iter().any(|g| {
+                            g.handle
+                                .is_some_and(|h| h.0 != lp && loop_inside(k, lp, h.0))
+                        })
+                };
+                if through && !one.iter().any(|&f| around(f)) {
                     // The first and last iterations' forms refine `bind_handles`' bindings
                     // (which leave the variable free).
                     if let Some(b) = self.binds[d].iter_mut().find(|b| b.lp == lp) {
@@ -2318,6 +2337,57 @@ impl Accesses {
                             b.last = last;
                         }
                     }
+                    self.iv_forms[d].push(IvForms { iv, forms });
+                    continue;
+                }
+                if through {
+                    let last_x = (n as i64 - 1)
+                        .checked_mul(step)
+                        .and_then(|y| y.checked_add(lo));
+                    if let Some(i) = self.binds[d].iter().position(|b| b.lp == lp) {
+                        let b = self.binds[d][i];
+                        for (which, g, x) in [(0, b.first, Some(lo)), (1, b.last, last_x)] {
+                            let Some(x) = x.filter(|_| g != u32::MAX) else {
+                                continue;
+                            };
+                            let Some(nf) = fix_iv(&self.descs[g as usize], iv, x) else {
+                                continue;
+                            };
+                            let id = add(&mut self.descs, &mut self.binds, nf);
+                            // With `g`'s bindings to the loops around, the variable fixed
+                            // in them too.
+                            if id != g && self.binds[id as usize].is_empty() {
+                                let old = self.binds[g as usize].clone();
+                                let mut nb = Vec::with_capacity(old.len());
+                                'bind: for mut ob in old {
+                                    for (j, h) in [&mut ob.first, &mut ob.last, &mut ob.exit]
+                                        .into_iter()
+                                        .enumerate()
+                                    {
+                                        if *h == u32::MAX {
+                                            continue;
+                                        }
+                                        match fix_iv(&self.descs[*h as usize], iv, x) {
+                                            Some(f) => {
+                                                *h = add(&mut self.descs, &mut self.binds, f)
+                                            }
+                                            None if j == 0 => continue 'bind,
+                                            None => *h = u32::MAX,
+                                        }
+                                    }
+                                    nb.push(ob);
+                                }
+                                self.binds[id as usize] = nb;
+                            }
+                            let b = &mut self.binds[d][i];
+                            if which == 0 {
+                                b.first = id;
+                            } else {
+                                b.last = id;
+                            }
+                        }
+                    }
+                    self.iv_forms.resize(self.descs.len(), Vec::new());
                     self.iv_forms[d].push(IvForms { iv, forms });
                     continue;
                 }
@@ -4283,6 +4353,11 @@ fn handles_in_iteration(
                 Some(lp) if l != lp && loop_inside(k, l, lp) => {
                     g.handle = Some((l, OVERLAP, OVERLAP));
                 }
+                // A handle of a loop around the fixed one (an inner handle started from it,
+                // `Region::outer`) keeps its rule: in one iteration of that loop it is one of
+                // its values (exec seeds 2573 and 5050 at 100 ops: the trip that held the
+                // outer handle wrote words no other trip's did).
+                Some(lp) if l != lp && loop_inside(k, lp, l) => {}
                 _ => return None,
             }
         }

@@ -763,8 +763,12 @@ impl State {
             {
                 return None;
             }
+            // A form through a handle it has no binding of (a handle of a loop around,
+            // which an inner handle started from) could not be bound leaving that loop:
+            // `leave_loop` binds such a key by its exit form instead.
             acc.earlier_iv_forms(k.desc, iv, n, k.carried == 1)
                 .filter(|f| f.len() <= MAX_EARLIER)
+                .filter(|f| f.iter().all(|&x| !acc.unbindable(x)))
         };
         if !self.m.keys().any(|k| forms(k).is_some()) {
             return;
@@ -3536,8 +3540,12 @@ fn plain_residue_ops(
                     if r != NO_RES && !loops_only && depth == 0 {
                         op_res[s.index()] = r;
                     }
-                    // In a loop `Key::res` follows right inside `lp` (`Key::ores`).
-                    if r != NO_RES && depth == 1 {
+                    // In a loop `Key::res` follows right inside `lp` (`Key::ores`): made in
+                    // the current iteration of `lp` even where no branch tells its residue
+                    // (`NO_RES`, which a branch of `lp`'s entered later sets; exec seed 4137
+                    // at 100 ops: an inner loop's read of the even slot met the write to the
+                    // odd slot in the even branch after it, as if made in any iteration).
+                    if depth == 1 {
                         if op_ores.is_empty() {
                             *op_ores = vec![OLD_RES; k.stmts.len()];
                         }

@@ -6058,3 +6058,107 @@ kernel @k(%n = 3, %p = 0) waves 2 {
         1,
     );
 }
+
+/// Executable seed 4137 (100 ops), reduced: an exact inner loop with handles reads the even
+/// iterations' slot 0 (through `%w4` and through `%d5`'s words 0-511); in the even branch
+/// after it, the write goes to slot 1. A key made inside the inner loop is made in the
+/// current iteration of the outer loop even where no branch tells that iteration's residue
+/// (`Key::ores` `NO_RES`, was "may be older"), so the branch puts it in the even residue and
+/// it meets the write's even form, slot 1: one barrier (at the head of the outer loop), two
+/// before. In the odd branch the write goes to slot 0: two.
+#[test]
+fn an_inner_loops_access_is_in_the_current_outer_iteration() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1, %p = 1) waves 8 {
+  %D = buffer workgroup 8192
+  for %i4 = 0 to %n max 4 {
+    %w4 = view %D slot (%i4) mod 2
+    %r4 = view %D slot (%i4 + 1) mod 2
+    %d5 = view %D[0:4096]
+    for %i5 = 0 to 3 iter(%cur5 = %w4, %nxt5 = %d5) {
+      op "ld_24" read %cur5[-tid + 511]
+      yield %nxt5, %cur5
+    }
+    if uniform %i4 mod 2 == 0 {
+      op "ds_write_28" write %r4
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950, Target::Sm90],
+        src,
+        1,
+        ("mod 2 == 0", "mod 2 == 1"),
+        2,
+    );
+}
+
+/// Executable seed 5050 (100 ops), reduced: the inner loop's handle `%nxt10` holds `%B` in
+/// its first trip and the outer loop's handle `%nxt9` in its second, where it writes words
+/// 64-319 of it; the mirrored write `-tid + 511` meets them only within wave 3
+/// (`t + t' = 447`). The inner loop's iteration forms now keep an outer loop's handle with
+/// its rule (`handles_in_iteration`; no forms were made when a trip's handle resolved to
+/// one), while its first and last forms stay `bind_handles`' (which bind that handle in the
+/// outer loop too), their variable fixed. No barrier; one before. With `-tid + 447` another
+/// wave's words meet: two.
+#[test]
+fn an_inner_handle_started_from_an_outer_one_has_iteration_forms() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3, %p = 0) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %d9 = view %D[0:2048]
+  for %i9 = 0 to %n max 4 iter(%cur9 = %A, %nxt9 = %d9) {
+    for %i10 = 0 to 2 iter(%cur10 = %nxt9, %nxt10 = %B) {
+      op "st_64" write %nxt10[tid + %i10 * 64]
+      op "st_65" write %nxt9[-tid + 511]
+      yield %nxt10, %cur10
+    }
+    yield %nxt9, %cur9
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        0,
+        ("-tid + 511", "-tid + 447"),
+        2,
+    );
+}
+
+/// Executable seed 2573 (100 ops), reduced: the inner loop's handle holds `%A` in its first
+/// and third trips (words 0-127, then 128-255) and the outer loop's handle in the second.
+/// Some trips apart in the inner loop, its iteration forms tell the two writes to `%A`
+/// apart; the barrier placed before covered no hazard of the coverage run. No barrier. With
+/// words 32 apart per trip the third trip's meet the first's: one.
+#[test]
+fn trips_through_an_outer_handle_are_told_apart_by_their_forms() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4, %p = 0) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %d2 = view %D[0:1024]
+  for %i2 = 0 to 2 iter(%cur2 = %B, %nxt2 = %d2) {
+    for %i3 = 0 to 3 iter(%cur3 = %A, %nxt3 = %cur2) {
+      op "st_27" write %cur3[tid + %i3 * 64]
+      yield %nxt3, %cur3
+    }
+    yield %nxt2, %cur2
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        0,
+        ("tid + %i3 * 64", "tid + %i3 * 32"),
+        1,
+    );
+}
