@@ -1647,6 +1647,19 @@ impl Accesses {
         let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
         parity_fixes(k, k.body, &mut Vec::new(), &mut fixes);
         self.parity_ops = Some(fixes.clone());
+        // For binding, the residue of every loop around the op that a branch tells, innermost
+        // first (exec seed 5218 at 100 ops: a read in the even branch of an inner loop, in
+        // the odd branch of the outer one, took the inner loop's residue alone and kept both
+        // values of the outer loop's handle).
+        let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
+        branch_fixes_of(
+            k,
+            k.body,
+            &mut Vec::new(),
+            &|c, v| parity_fix(k, c, v),
+            &mut fixes,
+            true,
+        );
         let mut orig: Vec<(u32, u32)> = Vec::new();
         let ivs_exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
         let conds = if ivs_exact.is_empty() {
@@ -3850,13 +3863,32 @@ fn branch_fixes<'k>(
     fix: &impl Fn(&syncopt_ir::Cond, bool) -> Option<(StmtId, u64)>,
     out: &mut Vec<(StmtId, StmtId, u64)>,
 ) {
+    branch_fixes_of(k, b, known, fix, out, false);
+}
+
+/// `branch_fixes`; with `every`, one per loop for each decided condition around the op that
+/// gives one (innermost first), not only the innermost.
+fn branch_fixes_of<'k>(
+    k: &'k Kernel,
+    b: syncopt_ir::BlockId,
+    known: &mut Vec<(&'k syncopt_ir::Cond, bool)>,
+    fix: &impl Fn(&syncopt_ir::Cond, bool) -> Option<(StmtId, u64)>,
+    out: &mut Vec<(StmtId, StmtId, u64)>,
+    every: bool,
+) {
     for &s in &k.blocks[b].stmts {
         match &k.stmts[s].kind {
             StmtKind::Op(_) => {
+                let start = out.len();
                 for &(c, v) in known.iter().rev() {
                     if let Some((lp, it)) = fix(c, v) {
+                        if out[start..].iter().any(|f| f.1 == lp) {
+                            continue;
+                        }
                         out.push((s, lp, it));
-                        break;
+                        if !every {
+                            break;
+                        }
                     }
                 }
             }
@@ -3875,7 +3907,7 @@ fn branch_fixes<'k>(
                     if decided {
                         known.push((&i.cond, v));
                     }
-                    branch_fixes(k, blk, known, fix, out);
+                    branch_fixes_of(k, blk, known, fix, out, every);
                     if decided {
                         known.pop();
                     }
@@ -3883,7 +3915,7 @@ fn branch_fixes<'k>(
             }
             kind => {
                 for c in kind.child_block_ids() {
-                    branch_fixes(k, c, known, fix, out);
+                    branch_fixes_of(k, c, known, fix, out, every);
                 }
             }
         }
@@ -4281,7 +4313,23 @@ fn bound_in<'k>(
         lp,
     )?;
     if nd.regions.iter().any(|g| g.handle.is_some()) {
-        nd.bind = Some(Box::new(src.clone()));
+        let mut ns = src.clone();
+        // A handle of `lp` itself holds one initial value there (of a loop around, when an
+        // inner handle starts from one): the form binds on from that value, as
+        // `bind_handles` does (exec seed 5013 at 100 ops: bound in the inner loop's first
+        // trip, then in the outer loop's, the read resolved the inner handle again).
+        if let (ValueKind::IterArg { stmt, index }, StmtKind::For(f)) =
+            (k.values[src.value].kind, &k.stmts[lp].kind)
+        {
+            if stmt == lp {
+                if let Some(rot) = r.rotation(lp, f) {
+                    if let Some(orbit) = rot.orbits.get(index) {
+                        ns.value = f.iter_args[init_at(orbit, it)].1;
+                    }
+                }
+            }
+        }
+        nd.bind = Some(Box::new(ns));
     }
     Some(nd)
 }

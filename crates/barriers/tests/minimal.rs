@@ -6162,3 +6162,78 @@ kernel @k(%n = 4, %p = 0) waves 2 {
         1,
     );
 }
+
+/// Executable seed 5218 (100 ops), reduced: the read runs in the odd branch of the outer
+/// loop and the even branch of the inner one. Both branches bind it now (`bind_parity`
+/// takes the residue of every loop around that a branch tells, innermost first; it took
+/// the inner loop's alone): in odd outer trips `%cur4` is `%d4`, and the write through
+/// `%nxt4` goes to `%A`. No barrier; two before. Reading `%A` itself: two.
+#[test]
+fn every_branch_around_an_op_binds_its_handles() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4, %p = 0) waves 2 {
+  %A = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %d4 = view %D[0:1024]
+  for %i4 = 0 to %n max 4 iter(%cur4 = %A, %nxt4 = %d4) {
+    if uniform %i4 mod 2 == 0 {
+    } else {
+      %d5 = view %D[0:1024]
+      for %i5 = 0 to 2 iter(%cur5 = %A, %nxt5 = %d5) {
+        if uniform %i5 mod 2 == 0 {
+          op "ds_read_52" read %cur4[512:1024]
+        }
+        op "st_56" write %nxt4[tid + 128]
+        yield %nxt5, %cur5
+      }
+    }
+    yield %nxt4, %cur4
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950, Target::Sm90],
+        src,
+        0,
+        ("read %cur4[512:1024]", "read %A[512:1024]"),
+        2,
+    );
+}
+
+/// Executable seed 5013 (100 ops), reduced: the read runs in the first trip of both loops,
+/// through the inner handle that starts from the outer one: `%d1` there. Bound in the inner
+/// loop's first trip, the form binds on from the value the handle holds there, `%nxt1`
+/// (`bound_in`, as `bind_handles` does; it resolved the inner handle again, both of its
+/// values), and bound in the outer loop's first trip that is `%d1`, which the write to `%B`
+/// never meets. No barrier; one before. Writing `%nxt1`: one.
+#[test]
+fn a_form_bound_in_an_inner_trip_binds_on_from_the_handles_value() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3, %p = 1) waves 4 {
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %d1 = view %D[0:2048]
+  for %i1 = 0 to 2 iter(%cur1 = %B, %nxt1 = %d1) {
+    if uniform %i1 mod 2 == 0 {
+      for %i2 = 0 to 2 iter(%cur2 = %nxt1, %nxt2 = %cur1) {
+        if uniform %i2 mod 2 == 0 {
+          op "ds_read_10" read %cur2
+          op "ds_write_12" write %B
+        }
+        yield %nxt2, %cur2
+      }
+    }
+    yield %nxt1, %cur1
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950, Target::Sm90],
+        src,
+        0,
+        ("write %B", "write %nxt1"),
+        1,
+    );
+}
