@@ -6237,3 +6237,48 @@ kernel @k(%n = 3, %p = 1) waves 4 {
         1,
     );
 }
+
+/// Executable seed 4417 (100 ops), reduced: the write through `%nxt1` is `%d1`, `%A`, `%d1`
+/// in the three trips, and `%A`'s words move with the trip. A key from the previous trip
+/// whose path told the current trip's residue (odd) meets the write's odd form, `%A[tid]`,
+/// in trip 1 only (`forms_conflict_in` leaves out the trips of another residue at distances
+/// 0 and 1 too): trip 0's write to `%A[tid]` is the same thread's. One barrier, in the
+/// body between the two writes (trip 1 writes `%A[tid]` and `%A[tid + 64]`); two before.
+/// With `%A`'s words mirrored the next trip's first write meets another wave's word: the one
+/// barrier goes to the head of the body.
+#[test]
+fn a_key_of_the_previous_trip_meets_the_residue_its_path_told() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4, %p = 1) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %d1 = view %D[0:1024]
+  for %i1 = 0 to 3 iter(%cur1 = %A, %nxt1 = %d1) {
+    op "st_15" write %nxt1[tid]
+    op "st_16" write %A[tid + %i1 * 64]
+    if uniform %i1 mod 2 == 0 {
+    } else {
+      op "st_20" write %B[tid + %i1 * 64]
+    }
+    yield %nxt1, %cur1
+  }
+}
+"#;
+    let other = "write %A[-tid + %i1 * 64 + 127]";
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        ("write %A[tid + %i1 * 64]", other),
+        1,
+    );
+    let text = inserted_verified(src, Target::Gfx950);
+    assert!(text.contains("    barrier\n    op \"st_16\""), "{text}");
+    let text = inserted_verified(
+        &src.replace("write %A[tid + %i1 * 64]", other),
+        Target::Gfx950,
+    );
+    assert!(text.contains("    barrier\n    op \"st_15\""), "{text}");
+}
