@@ -2371,25 +2371,12 @@ impl Accesses {
                             // in them too.
                             if id != g && self.binds[id as usize].is_empty() {
                                 let old = self.binds[g as usize].clone();
-                                let mut nb = Vec::with_capacity(old.len());
-                                'bind: for mut ob in old {
-                                    for (j, h) in [&mut ob.first, &mut ob.last, &mut ob.exit]
-                                        .into_iter()
-                                        .enumerate()
-                                    {
-                                        if *h == u32::MAX {
-                                            continue;
-                                        }
-                                        match fix_iv(&self.descs[*h as usize], iv, x) {
-                                            Some(f) => {
-                                                *h = add(&mut self.descs, &mut self.binds, f)
-                                            }
-                                            None if j == 0 => continue 'bind,
-                                            None => *h = u32::MAX,
-                                        }
-                                    }
-                                    nb.push(ob);
-                                }
+                                let nb = binds_fixed(
+                                    (&mut self.descs, &mut self.binds),
+                                    &mut add,
+                                    &old,
+                                    (iv, x),
+                                );
                                 self.binds[id as usize] = nb;
                             }
                             let b = &mut self.binds[d][i];
@@ -2425,26 +2412,12 @@ impl Accesses {
                         else {
                             continue;
                         };
-                        let mut nb = Vec::with_capacity(other.len());
-                        'bind: for b in &other {
-                            let mut b = *b;
-                            for (i, g) in [&mut b.first, &mut b.last, &mut b.exit]
-                                .into_iter()
-                                .enumerate()
-                            {
-                                if *g == u32::MAX {
-                                    continue;
-                                }
-                                match fix_iv(&self.descs[*g as usize], iv, x) {
-                                    Some(nf) => *g = add(&mut self.descs, &mut self.binds, nf),
-                                    // No first form: no binding (the form meets the loop's
-                                    // first iteration unbound).
-                                    None if i == 0 => continue 'bind,
-                                    None => *g = u32::MAX,
-                                }
-                            }
-                            nb.push(b);
-                        }
+                        let nb = binds_fixed(
+                            (&mut self.descs, &mut self.binds),
+                            &mut add,
+                            &other,
+                            (iv, x),
+                        );
                         self.binds[f as usize] = nb;
                     }
                     self.iv_forms.resize(self.descs.len(), Vec::new());
@@ -4219,6 +4192,36 @@ fn slot_form_where(
         b.note_fixed(iv, x, false);
     }
     Some(out)
+}
+
+/// The bindings `old` with induction variable `iv` fixed to `x` in each of their forms
+/// (interned through `add`). A binding whose first form cannot be fixed is left out (the
+/// form meets that loop's first iteration unbound); a later form that cannot be is none.
+fn binds_fixed(
+    (descs, binds): (&mut Vec<Desc>, &mut Vec<Vec<Bind>>),
+    add: &mut impl FnMut(&mut Vec<Desc>, &mut Vec<Vec<Bind>>, Desc) -> u32,
+    old: &[Bind],
+    (iv, x): (ValueId, i64),
+) -> Vec<Bind> {
+    let mut nb = Vec::with_capacity(old.len());
+    'bind: for b in old {
+        let mut b = *b;
+        for (i, g) in [&mut b.first, &mut b.last, &mut b.exit]
+            .into_iter()
+            .enumerate()
+        {
+            if *g == u32::MAX {
+                continue;
+            }
+            match fix_iv(&descs[*g as usize], iv, x) {
+                Some(nf) => *g = add(descs, binds, nf),
+                None if i == 0 => continue 'bind,
+                None => *g = u32::MAX,
+            }
+        }
+        nb.push(b);
+    }
+    nb
 }
 
 /// `e` with `var` fixed to `x`; `None` on overflow.
