@@ -1644,13 +1644,11 @@ impl Accesses {
     /// rebound descriptors are new ones (never shared with an access that is not rebound).
     pub fn bind_parity(&mut self, k: &Kernel) {
         let exact = self.rotating.get_or_init(|| exact_loops(k)).clone();
-        let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
-        parity_fixes(k, k.body, &mut Vec::new(), &mut fixes);
-        self.parity_ops = Some(fixes.clone());
         // For binding, the residue of every loop around the op that a branch tells, innermost
         // first (exec seed 5218 at 100 ops: a read in the even branch of an inner loop, in
         // the odd branch of the outer one, took the inner loop's residue alone and kept both
-        // values of the outer loop's handle).
+        // values of the outer loop's handle); the innermost (each op's first) is the op's
+        // residue (`residue_ops`, as `parity_fixes` finds it).
         let mut fixes: Vec<(StmtId, StmtId, u64)> = Vec::new();
         branch_fixes_of(
             k,
@@ -1660,6 +1658,9 @@ impl Accesses {
             &mut fixes,
             true,
         );
+        let mut innermost = fixes.clone();
+        innermost.dedup_by_key(|f| f.0);
+        self.parity_ops = Some(innermost);
         let mut orig: Vec<(u32, u32)> = Vec::new();
         let ivs_exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
         let conds = if ivs_exact.is_empty() {
