@@ -2895,7 +2895,6 @@ impl Accesses {
                     let from = gb.map_or(0, |g| {
                         usize::from(later.is_some_and(|l| l.0 == g.iv)).min(g.forms.len())
                     });
-                    let off = |j: usize| gb.is_some_and(|g| off_residue(later, g.iv, from + j));
                     let ys: &[u32] = gb.map_or(std::slice::from_ref(&b), |g| &g.forms[from..]);
                     // Some iterations of this loop alone: each form fixes its variable, the
                     // loops around are in the same iteration, and `b`'s iteration is a later
@@ -2905,7 +2904,7 @@ impl Accesses {
                     for (i, &x) in f.forms.iter().enumerate().filter(|&(_, &x)| live(x)) {
                         let c = if carried(x) == 0 || alone { 0 } else { 2 };
                         for (j, &y) in ys.iter().enumerate().filter(|&(_, &y)| live(y)) {
-                            if (alone && gb.is_some() && from + j <= i) || off(j) {
+                            if gb.is_some() && ((alone && from + j <= i) || off(from + j)) {
                                 continue;
                             }
                             if self.forms_conflict_in(x, c, y, test, later) {
