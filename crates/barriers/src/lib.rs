@@ -182,7 +182,10 @@ struct Key {
     /// leaving the inner loop makes the key `first` again (executable seed 100). With
     /// `UP_BACK`: the key was `back` there instead (the loop around is in its second
     /// iteration, the last of two): accesses meet its last-iteration forms, and leaving the
-    /// inner loop makes the key `back` again (executable seed 371). Not for async producers.
+    /// inner loop makes the key `back` again (executable seed 371). A loose async producer
+    /// meets the first-iteration forms only, as its consumers in the innermost loop
+    /// (executable seed 5871: a copy before the outer loop, read through its handle from its
+    /// second trip on).
     up: u32,
     /// Made in the last trip of a loop inside no loop whose results are told apart
     /// (`LoopInfo::top`), in the residue its path told (`Key::res`): the loop's statement
@@ -212,6 +215,19 @@ struct Key {
     /// outer iteration's write through a handle that holds another buffer in the other
     /// residue). `OLD_RES` else; not for async producers.
     ores: u8,
+}
+
+/// `Key::ores` for key `k` entering an inner loop: the residue its path told in the loop
+/// around, which it is in again when it leaves the inner loop (`State::leave_loop`), also
+/// when the inner loop runs no trip (exec seed 1503 at 100 ops: a read in the even trips of
+/// the outer loop met the next trip's write through the other handle value as if in any trip,
+/// past an inner loop of unknown trips). Not async producers.
+fn ores_entering(k: &Key) -> u8 {
+    if k.asy || k.prev || k.res >= OLD_RES {
+        OLD_RES
+    } else {
+        k.res
+    }
 }
 
 /// `Key::exit`: none.
@@ -587,10 +603,10 @@ impl State {
     /// the residue of the loop around forgotten (`Key::ores`).
     fn enter_res(&mut self) {
         self.rekey(
-            |k| k.res == 0 && k.ores == OLD_RES,
+            |k| k.res == 0 && k.ores == ores_entering(k),
             |k| Key {
                 res: 0,
-                ores: OLD_RES,
+                ores: ores_entering(&k),
                 ..k
             },
         );
@@ -626,11 +642,11 @@ impl State {
                     back: false,
                     res: NO_RES,
                     ares: NO_RES,
-                    ores: OLD_RES,
+                    ores: ores_entering(k),
                     run: false,
                     prev: false,
                     later: false,
-                    up: if k.asy || outer == u32::MAX {
+                    up: if outer == u32::MAX {
                         NO_UP
                     } else if k.first {
                         outer
@@ -1622,6 +1638,12 @@ impl<'k> Ctx<'k> {
                     self.acc.first_bound(d, StmtId::new(lp as usize))
                 }
                 _ => d,
+            };
+            // Pending since before the loop around too, still in its first trip (`Key::up`).
+            let u = match k.up {
+                NO_UP => u,
+                up if up & UP_BACK != 0 => u,
+                up => self.acc.first_bound(u, StmtId::new(up as usize)),
             };
             // The branch the path took at the last `if` with results, as below.
             if k.br != NO_BR && !self.br_agrees(k, a) {
@@ -3098,8 +3120,21 @@ impl<'c, 'k> Sim<'c, 'k> {
         // 167).
         let plain = matches!(&c.k.stmts[StmtId::new(lp as usize)].kind,
             StmtKind::For(f) if f.iter_args.is_empty());
+        let iv = c.loop_iv(lp);
+        // One iteration back in an exact loop, in its own iteration forms: they tell that
+        // iteration from the others (the residue's form holds the loop's other iterations of
+        // that residue too; exec seed 2057 at 100 ops: a write of trip 1 met trip 2's read as
+        // if in trip 0, in an inner loop where the residue is no longer followed).
+        let by_trip =
+            |k: &Key| k.carried == 1 && iv.is_some_and(|v| c.acc.has_iteration_forms(k.desc, v));
         let prev = |k: &Key| {
-            before.is_some() && k.prev && k.carried <= 1 && !k.first && !k.back && (!k.asy || plain)
+            before.is_some()
+                && k.prev
+                && k.carried <= 1
+                && !k.first
+                && !k.back
+                && (!k.asy || plain)
+                && !by_trip(k)
         };
         if r == NO_RES
             || !st
@@ -3109,7 +3144,6 @@ impl<'c, 'k> Sim<'c, 'k> {
         {
             return;
         }
-        let iv = c.loop_iv(lp);
         let old = st.m.take();
         for &(mut k, (s, a)) in &old {
             if other(&k) {

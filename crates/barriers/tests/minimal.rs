@@ -6282,3 +6282,247 @@ kernel @k(%n = 4, %p = 1) waves 2 {
     );
     assert!(text.contains("    barrier\n    op \"st_15\""), "{text}");
 }
+
+/// Executable seed 1040 (100 ops), reduced: a write to slot `%j mod 2` of an inner loop, at
+/// words of the outer variable. Some trips of `%j` apart, in one trip of `%i`, its slot is not
+/// known, but in either slot each thread writes its own words (the same slot: the same
+/// words; the other: no byte). Only the outer loop's trips meet: the barrier of the outer body
+/// orders them. Two barriers (three before: the inner write was taken to meet itself). With
+/// words that move with `%j`, a thread's word of one trip is another's two trips later: the
+/// inner loop keeps its barrier.
+#[test]
+fn a_slot_of_unknown_index_keeps_words_that_do_not_move_per_thread() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  for %i = 0 to %n max 4 {
+    op "ld" read %A[-tid + 255]
+    op "st" write %A[tid]
+    for %j = 0 to %n max 4 {
+      %w = view %D slot (%j) mod 2
+      op "st_d" write %w[tid + %i * 64 + 64]
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        2,
+        ("write %w[tid + %i * 64 + 64]", "write %w[tid + %j * 64]"),
+        3,
+    );
+}
+
+/// Executable seed 2868 (100 ops), reduced: the inner loop (unknown trips) writes slot
+/// `(%j + 1) mod 2` at words of `%j`; its first trip writes slot 1 only, which the write to
+/// `%D[0:2048]` of the outer loop's previous trip never meets. The barrier inside the inner
+/// loop (its trips meet two apart) orders the later trips. One barrier (two before: a
+/// first-trip form was made only where the words did not move with the loop). Writing slot
+/// `%j mod 2` at other words, the first trip meets the previous outer trip's write: a
+/// barrier before the inner loop too. An exact loop's first trip keeps its words (exec seed
+/// 116: the copy of the second trip lands on the words the first trip's write left in the
+/// same slot, each thread's own): one barrier.
+#[test]
+fn a_first_trip_form_fixes_the_slot_where_the_words_move_too() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 4 {
+  %D = buffer workgroup 4096
+  for %i = 0 to 4 {
+    for %j = 0 to %n max 4 {
+      %r = view %D slot (%j + 1) mod 2
+      op "st_r" write %r[tid + %j * 64 + 64]
+    }
+    %d = view %D[0:2048]
+    op "st_d" write %d[tid + 64]
+  }
+}
+"#;
+    minimal_counts(
+        src,
+        1,
+        (
+            "slot (%j + 1) mod 2\n      op \"st_r\" write %r[tid + %j * 64 + 64]",
+            "slot (%j) mod 2\n      op \"st_r\" write %r[tid + %j * 64 + 128]",
+        ),
+        2,
+    );
+    let exact = r#"target gfx950
+
+kernel @k(%n = 1) waves 2 {
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i = 0 to 2 {
+    %w = view %D slot (%i) mod 2
+    %r = view %D slot (%i + 1) mod 2
+    op "gather_to_lds" async write %r[tid], read %G[tid + %i * 256 + 64]
+    op "ld" read %w[tid + %i * 64 + 64]
+    op "st" write %w[tid + %i * 64]
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        exact,
+        1,
+        ("for %i = 0 to 2 {", "for %i = 0 to %n max 2 {"),
+        2,
+    );
+}
+
+/// Executable seed 2057 (100 ops), reduced: a write of trip `%i` to slot `%i mod 2` meets the
+/// read of trip `%i + 1` (slot `(%i + 2) mod 2`, the same) only in trip 1 -> 2 ... where the
+/// words are apart, and in trip 0 -> 1 only within a wave. The exact loop's iteration forms
+/// tell the two pairs apart; the `if` on `%i mod 2` made the key of the previous trip take
+/// the form of its residue (trips 0 and 2 alike), where the inner loop no longer follows the
+/// residue: a barrier before the inner loop. Two barriers (three before). With the read's
+/// words 64 lower, trips 0 -> 1 meet across waves: the barrier stays.
+#[test]
+fn a_key_of_the_previous_trip_keeps_its_iteration_forms_in_a_residue_branch() {
+    let src = r#"target gfx950
+
+kernel @k waves 8 {
+  %D = buffer workgroup 8192
+  for %i = 0 to 3 {
+    %w = view %D slot (%i) mod 2
+    %r = view %D slot (%i + 1) mod 2
+    if uniform %i mod 2 == 0 {
+    }
+    for %j = 0 to 2 {
+      %wj = view %D slot (%j) mod 2
+      op "ld" read %r[tid + %i * 64 + 384]
+      op "st_j" write %wj[tid + %i * 64]
+      op "st" write %w[-tid + 511]
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        2,
+        ("%i * 64 + 384]", "%i * 64 + 320]"),
+        3,
+    );
+}
+
+/// Executable seed 5909 (100 ops), reduced: the inner loop reads slot `%j mod 2` and writes
+/// through the outer loop's handle (`%D[0:2048]` or `%B`), both at words of `%i` alone. Some
+/// inner trips apart the read's slot is not known, but slot by slot against each value the
+/// handle may hold, every thread meets only its own words: only the outer trips meet, and
+/// the barrier of the outer body orders them. One barrier (two before: the read was taken to
+/// meet the write of a later inner trip). With the write's words 64 higher, a thread's word is
+/// another's read in the next inner trip: the inner loop gets its barrier.
+#[test]
+fn a_slot_of_unknown_index_against_a_handle_keeps_words_per_thread() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %d = view %D[0:2048]
+  for %i = 0 to %n max 4 iter(%cur = %B, %nxt = %d) {
+    op "ld" read %nxt[-tid + 383]
+    for %j = 0 to %n max 4 {
+      %w = view %D slot (%j) mod 2
+      op "ld_w" read %w[tid + %i * 64 + 64]
+      op "st" write %nxt[tid + %i * 64 + 64]
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        (
+            "write %nxt[tid + %i * 64 + 64]",
+            "write %nxt[tid + %i * 64 + 128]",
+        ),
+        2,
+    );
+}
+
+/// Executable seed 1503 (100 ops), reduced: the read in the even trips sees `%nxt` hold `%d`,
+/// and the next (odd) trip writes `%nxt` = `%C`: no hazard, and the trip after that crosses
+/// the barrier after the write. The path from the read may pass the inner loop without a
+/// trip; the key came out of it without the residue its path had told (`Key::ores` was set
+/// only by ops inside the inner loop), and met the odd trip's write as if in any trip. Two
+/// barriers (three before). Reading `%cur` (`%C` in the even trips) instead, the next trip's
+/// write meets it: a barrier at the head of the body.
+#[test]
+fn a_key_keeps_its_residue_past_an_inner_loop_without_trips() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 2 {
+  %B = buffer workgroup 1024
+  %C = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %d = view %D[0:1024]
+  for %i = 0 to 4 iter(%cur = %C, %nxt = %d) {
+    op "st" write %nxt
+    if uniform %i mod 2 == 0 {
+      op "ld" read %nxt[tid + 128]
+      for %j = 0 to %n max 4 iter(%cur2 = %B, %nxt2 = %nxt) {
+        op "st2" write %nxt2
+        yield %nxt2, %cur2
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    let other = "op \"ld\" read %cur[tid + 128]";
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        2,
+        ("op \"ld\" read %nxt[tid + 128]", other),
+        2,
+    );
+    let text = inserted_verified(src, Target::Gfx950);
+    assert!(!text.contains("    barrier\n    op \"st\""), "{text}");
+    let text = inserted_verified(
+        &src.replace("op \"ld\" read %nxt[tid + 128]", other),
+        Target::Gfx950,
+    );
+    assert!(text.contains("    barrier\n    op \"st\""), "{text}");
+}
+
+/// Executable seed 5871 (100 ops), reduced: a copy into `%A` before the outer loop is read
+/// through `%cur` only from the second outer trip on (`%B` in the first), after the inner
+/// loop's barriers of the first trip. An async producer pending since before the outer loop
+/// now meets the inner loop's accesses in the outer loop's first-trip form too (`Key::up`,
+/// as other accesses do). Two barriers (three before: one after the copy). With `%cur` starting at `%A`, the first
+/// trip reads the copy: the barrier after it stays.
+#[test]
+fn an_async_copy_meets_an_inner_loop_in_the_outer_first_trip_form() {
+    let src = r#"target gfx950
+
+kernel @k waves 8 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  %G = buffer global 16384
+  op "gather_to_lds" async write %A[tid], read %G[tid + 320]
+  for %i = 0 to 4 iter(%cur = %B, %nxt = %A) {
+    for %j = 0 to 4 {
+      op "ld" read %cur[tid + %j * 64 + 128]
+      op "st" write %A[tid]
+      op "ld2" read %A[tid + 256]
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        2,
+        ("iter(%cur = %B, %nxt = %A)", "iter(%cur = %A, %nxt = %B)"),
+        3,
+    );
+}
