@@ -153,8 +153,8 @@ struct Key {
     /// Crossed the back edge of the innermost loop with bound forms around the current
     /// point (in its current run): the current iteration is not its first, so an access of an
     /// exact loop there is in a later iteration than the first
-    /// (`Accesses::conflict_across_waves_later`; executable seed 184). Not for async
-    /// producers.
+    /// (`Accesses::conflict_across_waves_later`; executable seed 184). Async producers too
+    /// (executable seed 575: a copy of one trip met the next trip's read only within a wave).
     later: bool,
     /// Made by an async copy. The async rules (`Ctx::async_desc`, `Sim::enter_branch`) are
     /// about such producers only: an ordinary access through the same descriptor (a
@@ -1637,6 +1637,12 @@ impl<'k> Ctx<'k> {
                 lp if k.first && lp != u32::MAX => {
                     self.acc.first_bound(d, StmtId::new(lp as usize))
                 }
+                // In the second trip, the last of two: async-waits' check binds the consumer
+                // there (`Carried::One`).
+                lp if k.back && lp != u32::MAX => self
+                    .acc
+                    .last_bound(d, StmtId::new(lp as usize))
+                    .unwrap_or(d),
                 _ => d,
             };
             // Pending since before the loop around too, still in its first trip (`Key::up`).
@@ -1648,6 +1654,18 @@ impl<'k> Ctx<'k> {
             // The branch the path took at the last `if` with results, as below.
             if k.br != NO_BR && !self.br_agrees(k, a) {
                 return false;
+            }
+            if k.later && !k.first && !k.back && k.up == NO_UP {
+                if let Some(iv) = self.later_iv(b) {
+                    return self.may_meet(k.desc, u)
+                        && self.acc.conflict_across_waves_later(
+                            k.desc,
+                            k.carried,
+                            u,
+                            self.wave,
+                            (iv, self.later_residue(k, b)),
+                        );
+                }
             }
             return self.conflict(k.desc, k.carried, u);
         }
@@ -1700,7 +1718,7 @@ impl<'k> Ctx<'k> {
             }
             up => self.acc.first_bound(d, StmtId::new(up as usize)),
         };
-        if k.later && !k.asy && !k.first && !k.back && k.up == NO_UP {
+        if k.later && !k.first && !k.back && k.up == NO_UP {
             if let Some(iv) = self.later_iv(b) {
                 // The residue the path puts the current iteration in, where it counts that
                 // loop's iterations from 0 (exec seed 818 at 100 ops: a write in the odd

@@ -6526,3 +6526,63 @@ kernel @k waves 8 {
         3,
     );
 }
+
+/// Executable seed 575 (100 ops), reduced: the copy of one trip of an exact loop is read in
+/// the next trip, which is not the first (`Key::later`): in trip 1 only by threads of the same
+/// wave (thread `t` copies word `255 - t`, thread `63 - t` reads it), in trip 2 no word of it.
+/// Async producers now take the later-trip rule too. One barrier (two before: one after the
+/// copy's wait at the head of the body). With the read 64 words lower, trip 1 reads other
+/// waves' words: the barrier at the head stays.
+#[test]
+fn an_async_copy_meets_the_later_trips_only() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %G = buffer global 16384
+  for %i = 0 to 3 {
+    op "ld" read %A[tid + %i * 64 + 128]
+    op "gather_to_lds" async write %A[-tid + 255], read %G[tid + %i * 512 + 192]
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx942, Target::Gfx950],
+        src,
+        1,
+        ("%i * 64 + 128]", "%i * 64 + 64]"),
+        2,
+    );
+}
+
+/// Executable seed 2635 (100 ops), reduced: the copies of the first outer trip land in `%B`
+/// (`%cur`), the last inner trip's at words `tid + 192`; the second outer trip, the last of
+/// two, reads `%B[tid + 192]`: each thread its own word (the earlier inner trips are ordered
+/// by the inner loop's barrier). A loose async producer (a copy through a handle, compared
+/// unbound) carried into the second trip of a two-trip loop now meets the consumer in its
+/// last-trip form, as other producers and async-waits' check do (`Carried::One`). One barrier
+/// (two before). Reading 64 words lower, the read meets
+/// another thread's copy of the last inner trip: the barrier at the head of the outer body
+/// stays.
+#[test]
+fn an_async_copy_from_an_inner_loop_meets_the_second_of_two_outer_trips() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  %d = view %D[0:2048]
+  for %i = 0 to 2 iter(%cur = %B, %nxt = %d) {
+    op "ld" read %B[tid + %i * 64 + 128]
+    for %j = 0 to 4 iter(%cur2 = %nxt, %nxt2 = %A) {
+      op "gather_to_lds" async write %cur[tid + %j * 64], read %G[tid + %j * 512]
+      yield %nxt2, %cur2
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    minimal_counts(src, 1, ("%i * 64 + 128]", "%i * 64 + 64]"), 2);
+}
