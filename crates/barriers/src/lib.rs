@@ -1655,19 +1655,9 @@ impl<'k> Ctx<'k> {
             if k.br != NO_BR && !self.br_agrees(k, a) {
                 return false;
             }
-            if k.later && !k.first && !k.back && k.up == NO_UP {
-                if let Some(iv) = self.later_iv(b) {
-                    return self.may_meet(k.desc, u)
-                        && self.acc.conflict_across_waves_later(
-                            k.desc,
-                            k.carried,
-                            u,
-                            self.wave,
-                            (iv, self.later_residue(k, b)),
-                        );
-                }
-            }
-            return self.conflict(k.desc, k.carried, u);
+            return self
+                .later_conflict(k, b, u)
+                .unwrap_or_else(|| self.conflict(k.desc, k.carried, u));
         }
         // The branch the path took at the last `if` with results (`Key::br`): both forms
         // bound the access, so a conflict needs both, whatever form the access takes below
@@ -1718,23 +1708,32 @@ impl<'k> Ctx<'k> {
             }
             up => self.acc.first_bound(d, StmtId::new(up as usize)),
         };
-        if k.later && !k.first && !k.back && k.up == NO_UP {
-            if let Some(iv) = self.later_iv(b) {
-                // The residue the path puts the current iteration in, where it counts that
-                // loop's iterations from 0 (exec seed 818 at 100 ops: a write in the odd
-                // trip met the next trip's read as if in any later trip).
-                return self.may_meet(k.desc, d)
-                    && self.acc.conflict_across_waves_later(
-                        k.desc,
-                        k.carried,
-                        d,
-                        self.wave,
-                        (iv, self.later_residue(k, b)),
-                    )
-                    && self.exit_agrees(k, a);
-            }
+        let met = self
+            .later_conflict(k, b, d)
+            .unwrap_or_else(|| self.conflict(k.desc, k.carried, d));
+        met && self.exit_agrees(k, a)
+    }
+
+    /// Whether key `k`, past the back edge of the innermost loop with bound forms around `b`
+    /// (`Key::later`: the current trip is not the first), meets descriptor `d` in the later
+    /// trips; `None` where that rule does not apply. The residue the path puts the current
+    /// trip in counts too, where it counts that loop's trips from 0 (exec seed 818 at 100 ops:
+    /// a write in the odd trip met the next trip's read as if in any later trip).
+    fn later_conflict(&self, k: &Key, b: BlockId, d: u32) -> Option<bool> {
+        if !k.later || k.first || k.back || k.up != NO_UP {
+            return None;
         }
-        self.conflict(k.desc, k.carried, d) && self.exit_agrees(k, a)
+        let iv = self.later_iv(b)?;
+        Some(
+            self.may_meet(k.desc, d)
+                && self.acc.conflict_across_waves_later(
+                    k.desc,
+                    k.carried,
+                    d,
+                    self.wave,
+                    (iv, self.later_residue(k, b)),
+                ),
+        )
     }
 
     /// The residue `(r, q)` key `k`'s path puts the current iteration of the innermost loop
