@@ -2162,6 +2162,55 @@ impl Accesses {
                 added.push((d as u32, lp));
             }
         }
+        // Through a handle whose initial value is a slot view of an exact loop around the
+        // handle's loop, the slot index names that loop's variable, which `make_desc` leaves
+        // out of `ivs` (no access through the handle meets another trip of that loop without
+        // leaving the handle's loop first). Its first and last trips still fix the slot: forms
+        // there (`Bind::first`, `Bind::last`) for the keys pending since before that loop, or
+        // in the second of its two trips (exec seed 10482 at 100 ops).
+        for d in 0..n0 {
+            let desc = &self.descs[d];
+            let mut slot_ivs: Vec<ValueId> = desc
+                .regions
+                .iter()
+                .filter(|r| r.handle.is_some())
+                .filter_map(|r| r.slot.as_ref())
+                .flat_map(|s| s.index.terms.iter())
+                .filter_map(|(v, _)| match v {
+                    Var::Value(v) if !desc.ivs.contains(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            slot_ivs.sort();
+            slot_ivs.dedup();
+            for iv in slot_ivs {
+                let Some(&(lp, lo, step, n)) = exact.get(&iv) else {
+                    continue;
+                };
+                if self.binds[d].iter().any(|b| b.lp == lp) {
+                    continue;
+                }
+                let last = i64::try_from(n)
+                    .ok()
+                    .and_then(|n| (n - 1).checked_mul(step))
+                    .and_then(|y| y.checked_add(lo));
+                let (Some(f0), Some(f1)) = (
+                    fix_iv(&self.descs[d], iv, lo),
+                    last.and_then(|x| fix_iv(&self.descs[d], iv, x)),
+                ) else {
+                    continue;
+                };
+                let ix = intern.get_or_insert_with(|| DescIndex::new(&self.descs));
+                let first = ix.intern(&mut self.descs, &mut self.binds, f0);
+                let last = ix.intern(&mut self.descs, &mut self.binds, f1);
+                self.binds[d].push(Bind {
+                    lp,
+                    first,
+                    last,
+                    exit: u32::MAX,
+                });
+            }
+        }
         self.exact = Some(exact);
         self.bind_exact_ivs(k);
         added.sort();

@@ -6586,3 +6586,31 @@ kernel @k waves 4 {
 "#;
     minimal_counts(src, 1, ("%i * 64 + 128]", "%i * 64 + 64]"), 2);
 }
+
+/// Executable seed 10482 (100 ops), reduced: the inner loop reads through a handle that
+/// starts at `%C` and takes the slot view of the outer trip, slot `%i mod 2`; the write after
+/// it fills that slot. The first trip's write (slot 0) meets the second trip's reads (`%C`,
+/// slot 1) nowhere. The handle's descriptor does not track the outer variable in its slot
+/// index (`make_desc`), so it had no form in the outer loop's last trip; it now has forms in
+/// its first and last trips, which fix the slot (`Accesses::bind_first_ivs`). One barrier
+/// (two before: one at the head of the outer body). Writing all of `%D` instead, the second
+/// trip's reads meet the first trip's write: the barrier at the head stays.
+#[test]
+fn a_handle_started_from_an_outer_slot_view_has_outer_first_and_last_forms() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 2 {
+  %C = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  for %i = 0 to 2 {
+    %w = view %D slot (%i) mod 2
+    for %j = 0 to %n max 4 iter(%cur = %C, %nxt = %w) {
+      op "ld" read %cur[tid + 64]
+      yield %nxt, %cur
+    }
+    op "st" write %w
+  }
+}
+"#;
+    minimal_counts(src, 1, ("op \"st\" write %w", "op \"st\" write %D"), 2);
+}
