@@ -2190,10 +2190,7 @@ impl Accesses {
                 if self.binds[d].iter().any(|b| b.lp == lp) {
                     continue;
                 }
-                let last = i64::try_from(n)
-                    .ok()
-                    .and_then(|n| (n - 1).checked_mul(step))
-                    .and_then(|y| y.checked_add(lo));
+                let last = trip_value(lo, step, n - 1);
                 let (Some(f0), Some(f1)) = (
                     fix_iv(&self.descs[d], iv, lo),
                     last.and_then(|x| fix_iv(&self.descs[d], iv, x)),
@@ -2337,9 +2334,7 @@ impl Accesses {
                         fixed.push(None);
                         continue;
                     }
-                    let x = (it as i64)
-                        .checked_mul(step)
-                        .and_then(|y| y.checked_add(lo));
+                    let x = trip_value(lo, step, it);
                     let bound = match (through || outer, x) {
                         (true, Some(x)) => {
                             // One resolver per loop (its rotation does not depend on the
@@ -2411,9 +2406,7 @@ impl Accesses {
                     continue;
                 }
                 if through {
-                    let last_x = (n as i64 - 1)
-                        .checked_mul(step)
-                        .and_then(|y| y.checked_add(lo));
+                    let last_x = trip_value(lo, step, n - 1);
                     if let Some(i) = self.binds[d].iter().position(|b| b.lp == lp) {
                         let b = self.binds[d][i];
                         for (which, g, x) in [(0, b.first, Some(lo)), (1, b.last, last_x)] {
@@ -2463,10 +2456,7 @@ impl Accesses {
                         if f == EMPTY_FORM || !self.binds[f as usize].is_empty() {
                             continue;
                         }
-                        let Some(x) = (it as i64)
-                            .checked_mul(step)
-                            .and_then(|y| y.checked_add(lo))
-                        else {
+                        let Some(x) = trip_value(lo, step, it as u64) else {
                             continue;
                         };
                         let nb = binds_fixed(
@@ -4120,6 +4110,11 @@ pub fn residue_where(
         }
     }
     residue
+}
+
+/// The value a loop's variable (start `lo`, step `step`) takes in its trip `it` (from 0).
+fn trip_value(lo: i64, step: i64, it: u64) -> Option<i64> {
+    i64::try_from(it).ok()?.checked_mul(step)?.checked_add(lo)
 }
 
 /// Whether the per-thread words of `d` (its owner or lane index) name `iv`.
