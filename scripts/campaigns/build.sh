@@ -11,5 +11,5 @@ for spec in "syncopt-barriers minimal" "syncopt-verify campaign" "syncopt-async-
     grep -o '"executable":"[^"]*"' | tail -1 | cut -d'"' -f4)
   strip -o "$out/$2" "$bin"
 done
-cp scripts/campaigns/regress.sh scripts/campaigns/reduce.py "$out/"
+cp scripts/campaigns/regress.sh scripts/campaigns/more.sh scripts/campaigns/reduce.py "$out/"
 ls -la "$out"

@@ -117,6 +117,12 @@ pub struct Region {
     /// accesses made since that run's start (`Accesses::run_apart`, `Key::run`). Kernels of
     /// at most `TOP_SMALL_KERNEL` statements only (see `Resolver::regions`).
     pub run: Option<(StmtId, usize)>,
+    /// `handle` is of a loop inside loop `.0`, bound in its iteration `.1` (a form that fixed
+    /// `.0`'s variable, `handles_in_iteration`), where that loop's initial values are
+    /// pairwise disjoint though they may overlap in other iterations: its handle rule holds
+    /// only against a region bound in the same iteration, compared in one iteration of the
+    /// handle's loop (one run of it: forms of two iterations of `.0` are two runs).
+    pub within: Option<(StmtId, u64)>,
 }
 
 /// `r`, an initial value of an inner loop's handle about to take that handle: the outer
@@ -347,6 +353,11 @@ pub struct Accesses {
     /// of the exact loops (`exact_ivs`) its address or conditions depend on (see
     /// `Accesses::bind_first_ivs`). `conflict` enumerates them.
     pub iv_forms: Vec<Vec<IvForms>>,
+    /// Per descriptor (indexed by descriptor; empty for most): its forms in each iteration
+    /// of an exact loop its address does not name, around an inner loop whose handle it goes
+    /// through and which started from that loop's handle (`Region::outer`): they bind the
+    /// inner loop's initial values. Only `outer_forms_conflict` reads them, as a second look.
+    pub outer_iv_forms: Vec<Vec<IvForms>>,
     /// Per descriptor (indexed by descriptor; empty for most): its forms in each residue of
     /// the iteration number of loops with a constant start whose trip count the verifier
     /// does not know, modulo a period after which the loop's handles and the slots its
@@ -2286,13 +2297,30 @@ impl Accesses {
             if self.descs[d].ivs.is_empty() {
                 continue;
             }
-            let ivs = self.descs[d].ivs.clone();
-            for iv in ivs {
+            let mut ivs = self.descs[d].ivs.clone();
+            let own = ivs.len();
+            // The variable of an exact loop whose handle an inner loop's handle started from
+            // (`Region::outer`) moves no address, but binds that inner loop's initial values
+            // in each of its iterations (exec seed 11226 at 100 ops): `outer_iv_forms`.
+            if self.descs[d].bind.is_some() {
+                for r in &self.descs[d].regions {
+                    if let Some((_, _, v)) = r.outer {
+                        if !ivs.contains(&v) {
+                            ivs.push(v);
+                        }
+                    }
+                }
+            }
+            for (ix, iv) in ivs.into_iter().enumerate() {
                 let Some(&(lp, lo, step, n)) = exact.get(&iv) else {
                     continue;
                 };
                 let desc = &self.descs[d];
                 let through = through_loop(desc, lp);
+                let outer_only = ix >= own;
+                if outer_only && through {
+                    continue;
+                }
                 if self.descs.len() - n0 > budget || (through && desc.bind.is_none()) {
                     continue;
                 }
@@ -2345,6 +2373,9 @@ impl Accesses {
                                 .or_insert_with(|| Resolver::new(k, &rotating));
                             if r.fix != Some((lp, it)) {
                                 r.memo.clear();
+                                // A loop inside this one may rotate over disjoint initial
+                                // values in some of its iterations only.
+                                r.rotations.retain(|&l, _| !loop_inside(k, l, lp));
                                 r.fix = Some((lp, it));
                             }
                             handles_in_iteration(k, desc, r, iv, x)
@@ -2381,6 +2412,11 @@ impl Accesses {
                     .collect();
                 let forms: Vec<u32> = (0..n as usize).map(|it| one[it % one.len()]).collect();
                 self.iv_forms.resize(self.descs.len(), Vec::new());
+                if outer_only {
+                    self.outer_iv_forms.resize(self.descs.len(), Vec::new());
+                    self.outer_iv_forms[d].push(IvForms { iv, forms });
+                    continue;
+                }
                 let bound = |f: u32| if f == EMPTY_FORM { empty } else { f };
                 let (first, last) = (bound(forms[0]), bound(forms[n as usize - 1]));
                 // A form through a handle of a loop around this one has no binding of that
@@ -2771,6 +2807,8 @@ impl Accesses {
             n,
         ) && self.forms_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y, n))
             && self.periodic_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y, n))
+            && (a_carried != 0
+                || self.outer_forms_conflict(a, b, &|x, c, y| desc_conflict(x, c, y, n), None))
     }
 
     /// Whether `test` finds a conflict between the forms of `a` and `b` in residues of a
@@ -2914,7 +2952,10 @@ impl Accesses {
                         }
                     }
                 }
-                1 if da.ivs.as_slice() == [f.iv] => {
+                // One iteration earlier of this loop, the loops around in the same one
+                // (`dist_iv`; also where a slot of an outer loop's variable is in the address:
+                // exec seed 11309 at 100 ops).
+                1 if da.ivs.as_slice() == [f.iv] || self.dist_iv(a) == Some(f.iv) => {
                     for (i, &x) in f.forms.iter().enumerate().take(n.saturating_sub(1)) {
                         let y = gb.map_or(b, |g| g.forms.get(i + 1).copied().unwrap_or(EMPTY_FORM));
                         if live(x)
@@ -3024,6 +3065,67 @@ impl Accesses {
             |x: &Desc, c: u8, y: &Desc| desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave);
         (fa.is_empty() && fb.is_empty() || self.forms_conflict_in(a, a_carried, b, &test, later))
             && self.periodic_conflict(a, a_carried, b, &test)
+            && (a_carried != 0 || self.outer_forms_conflict(a, b, &test, later))
+    }
+
+    /// The forms of `d` in the iterations of exact loops around the inner loops whose
+    /// handles it goes through (`outer_iv_forms`).
+    #[inline]
+    fn outer_of(&self, d: u32) -> &[IvForms] {
+        self.outer_iv_forms
+            .get(d as usize)
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    /// A second look at two instances in the same iteration of every loop around them
+    /// (`a_carried` 0), one of which has forms in the iterations of an exact loop around an
+    /// inner loop whose handle started from that loop's (`outer_iv_forms`): both forms of
+    /// each iteration, paired. It and `forms_conflict_in`'s pairing each hold alone; a
+    /// conflict needs both (exec seed 780 at 100 ops: pairing the outer loop's forms first
+    /// lost the inner loop's pairing, which told the accesses apart).
+    fn outer_forms_conflict(
+        &self,
+        a: u32,
+        b: u32,
+        test: &dyn Fn(&Desc, u8, &Desc) -> bool,
+        later: Later,
+    ) -> bool {
+        let (oa, ob) = (self.outer_of(a), self.outer_of(b));
+        if oa.is_empty() && ob.is_empty() {
+            return true;
+        }
+        let group = |d: u32, iv: ValueId| {
+            self.forms_of(d)
+                .iter()
+                .chain(self.outer_of(d))
+                .find(|g| g.iv == iv)
+        };
+        for g in oa.iter().chain(ob) {
+            let (Some(ga), Some(gb)) = (group(a, g.iv), group(b, g.iv)) else {
+                continue;
+            };
+            if ga.forms.len() != gb.forms.len() {
+                continue;
+            }
+            // Not the first iteration where `later` names this loop.
+            let from = usize::from(later.is_some_and(|l| l.0 == g.iv));
+            let meets =
+                ga.forms
+                    .iter()
+                    .zip(&gb.forms)
+                    .enumerate()
+                    .skip(from)
+                    .any(|(i, (&x, &y))| {
+                        x != EMPTY_FORM
+                            && y != EMPTY_FORM
+                            && !off_residue(later, g.iv, i)
+                            && self.forms_conflict_in(x, 0, y, test, later)
+                    });
+            if !meets {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -4473,12 +4575,20 @@ fn handles_in_iteration(
     // forms of two iterations of the fixed loop are two runs of that loop, which its handle
     // rule does not span (exec seed 266 at 200 ops: an inner loop started from the outer
     // loop's handle read the outer iteration's words, which only the fixed variable told).
+    // Where that loop's initial values, bound in this iteration, are pairwise disjoint, the
+    // handle keeps its rule against forms of the same iteration alone (`Region::within`;
+    // exec seed 11226 at 100 ops: an inner loop's handles started from `%B` and the outer
+    // handle, apart in the trips where that held `%A`).
     let fixed = r.fix.map(|f| f.0);
     for g in &mut regions {
-        if let Some((l, _, _)) = g.handle {
+        if let Some((l, h, _)) = g.handle {
             match fixed {
                 Some(lp) if l != lp && loop_inside(k, l, lp) => {
-                    g.handle = Some((l, OVERLAP, OVERLAP));
+                    if h == OVERLAP || g.within.is_some() {
+                        g.handle = Some((l, OVERLAP, OVERLAP));
+                    } else {
+                        g.within = r.fix;
+                    }
                 }
                 // A handle of a loop around the fixed one (an inner handle started from it,
                 // `Region::outer`) keeps its rule: in one iteration of that loop it is one of
@@ -5043,7 +5153,11 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
             {
                 // An `OVERLAP` handle against a handle of the same loop bound apart (in one
                 // iteration of a loop around it, see `Accesses::bind_parity`): no rule.
+                // A handle bound in one iteration of a loop around (`Region::within`): only
+                // against one bound in the same, in one iteration of the handle's loop.
+                let within = r1.within == r2.within && (r1.within.is_none() || dist.is_none());
                 if l1 == l2
+                    && within
                     && h1 != OVERLAP
                     && h2 != OVERLAP
                     && (if dist.is_none() || handles_fixed {
@@ -5100,7 +5214,7 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
 /// pair compared here is in one run of the inner loop, or, for the results of a loop that
 /// runs once (`LoopInfo::top`), of fixed values.
 fn outer_apart(r1: &Region, r2: &Region, dist: Option<(ValueId, i64)>) -> bool {
-    if r1.outer.is_none() && r2.outer.is_none() {
+    if r1.outer.is_none() && r2.outer.is_none() || r1.within != r2.within {
         return false;
     }
     let tags = |r: &Region| {
@@ -5374,6 +5488,7 @@ impl<'k> Resolver<'k> {
                 apart: false,
                 over: None,
                 run: None,
+                within: None,
             }],
             Placement::Aliases(_) => vec![Region {
                 root,
@@ -5387,6 +5502,7 @@ impl<'k> Resolver<'k> {
                 apart: false,
                 over: None,
                 run: None,
+                within: None,
             }],
             Placement::At { base, offset } => {
                 let base_r = buffer_of(self.k, base)
@@ -5411,6 +5527,7 @@ impl<'k> Resolver<'k> {
                     apart: false,
                     over: None,
                     run: None,
+                    within: None,
                 }]
             }
         }

@@ -6614,3 +6614,108 @@ kernel @k(%n = 2) waves 2 {
 "#;
     minimal_counts(src, 1, ("op \"st\" write %w", "op \"st\" write %D"), 2);
 }
+
+/// Executable seed 11309 (100 ops), reduced: in an exact inner loop, each thread copies into
+/// word `511 - tid` of the outer trip's slot and writes word `tid + 64 * j`. A write of trip
+/// `j` meets the next trip's copy where `t + u = 447 - 64 * j`: for `j = 0` only threads of
+/// the last wave (the last trip has no next one in this run). The key, one trip earlier of the
+/// inner loop with the outer one in the same trip (`dist_iv`), now pairs each trip's form
+/// with the next trip's also when the slot names the outer variable; it took any later trip
+/// before. One barrier on the wave-64 targets (two before: one at the end of the inner body).
+/// Copying into word `447 - tid`, trip 1's write meets trip 2's copy across waves: it stays.
+#[test]
+fn a_write_one_trip_earlier_meets_the_next_trip_only_in_an_outer_slot() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 4 {
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  for %i = 0 to %n max 4 {
+    %r = view %D slot (%i + 1) mod 2
+    for %j = 0 to 3 {
+      op "gather_to_lds" async write %r[-tid + 511], read %G[tid + %j * 512 + 128]
+      op "st" write %r[tid + %j * 64]
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("-tid + 511", "-tid + 447"),
+        2,
+    );
+}
+
+/// Executable seed 11226 (100 ops), reduced: the inner loop's handles start at `%B` and at the
+/// outer handle `%nxt`, which is `%B` in the even outer trips and `%A` in the odd one. Unbound,
+/// the inner handles may overlap (no handle rule). In the odd trip they are apart: `"st"` and
+/// `"st2"` of one inner trip write different buffers; in the even trips both write `%B`, at
+/// words `tid + 64 * i` and `tid`: the same thread's (trip 0) or disjoint ones (trip 2). The
+/// forms of one outer trip now keep the inner handles' rule where their initial values are
+/// apart in that trip, against forms of the same trip only (`Region::within`), and an access
+/// through an inner handle started from the outer one has forms in each outer trip. One
+/// barrier on the wave-64 targets (two before: one between the writes). With words
+/// `tid + 32 * i`, the last trip's writes meet across waves: it stays.
+#[test]
+fn inner_handles_apart_in_one_outer_trip_keep_their_rule_there() {
+    let src = r#"target gfx950
+
+kernel @k waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  for %i = 0 to 3 iter(%cur = %A, %nxt = %B) {
+    for %j = 0 to 4 iter(%cur2 = %B, %nxt2 = %nxt) {
+      op "st" write %nxt2[tid + %i * 64]
+      op "st2" write %cur2[tid]
+      yield %nxt2, %cur2
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("%i * 64]", "%i * 32]"),
+        2,
+    );
+}
+
+/// Executable seed 780 (100 ops), reduced: a regression of the rule above. The read goes
+/// through the outer handle at words `tid + 64 * j`; the write through the inner handle that
+/// starts from it and holds `%B` in the second inner trip. The inner trips pair the two apart
+/// (trip 0: the same thread's word, trip 1: `%B` against the outer handle). Pairing the outer
+/// trips' forms first, the new forms of the write lost that pairing, and a barrier between
+/// the two came back; that pairing is now a second look, a conflict needing both. One barrier
+/// on the wave-64 targets. Reading `tid + 64 * j + 64`, trip 0's read meets another wave's
+/// write: the barrier between them stays.
+#[test]
+fn outer_trip_forms_are_a_second_look_beside_the_inner_trip_pairing() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %d = view %D[0:2048]
+  for %i = 0 to 3 iter(%cur = %A, %nxt = %d) {
+    for %j = 0 to 2 iter(%cur2 = %B, %nxt2 = %nxt) {
+      op "ld" read %nxt[tid + %j * 64]
+      op "st" write %nxt2[tid]
+      yield %nxt2, %cur2
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("%j * 64]", "%j * 64 + 64]"),
+        2,
+    );
+}
