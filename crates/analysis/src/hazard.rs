@@ -2994,6 +2994,13 @@ impl Accesses {
                     // iteration 0's other write of the same branch).
                     let alone = a_carried == CARRIED_IN_LOOP && self.dist_iv(a) == Some(f.iv);
                     for (i, &x) in f.forms.iter().enumerate().filter(|&(_, &x)| live(x)) {
+                        // `b` with no forms of its own here is still in a later iteration of
+                        // this run than `a`'s `i`, which `later` may rule out (exec seed 9571
+                        // at 100 ops: the last trip's copy met the current trip's read, which
+                        // `later` put in that last trip).
+                        if alone && gb.is_none() && (i + 1..n).all(off) {
+                            continue;
+                        }
                         let c = if carried(x) == 0 || alone { 0 } else { 2 };
                         for (j, &y) in ys.iter().enumerate().filter(|&(_, &y)| live(y)) {
                             if gb.is_some() && ((alone && from + j <= i) || off(from + j)) {

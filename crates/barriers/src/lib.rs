@@ -1565,16 +1565,19 @@ impl<'k> Ctx<'k> {
     /// `conflict` for a pending key and access `a` of block `b`: a key older than the entry
     /// of the innermost loop around `b` meets that loop's first iteration (an async producer
     /// with no binding at all, see `async_loose`).
+    ///
+    /// `trip`: the iteration `(it, n)` of the `n`-trip exact loop around `b` the path is in,
+    /// where the coverage run goes through that loop trip by trip (`Sim::current_trip`).
     #[inline]
-    fn conflict_key(&self, k: &Key, b: BlockId, a: u32) -> bool {
+    fn conflict_key(&self, k: &Key, b: BlockId, a: u32, trip: Option<(u8, u8)>) -> bool {
         let d = self.desc(a);
         if k.asy && !self.op_res.is_empty() {
             if let Some(kd) = self.async_in_residue(k, b, a) {
                 let k = Key { desc: kd, ..*k };
-                return self.conflict_key_plain(&k, b, a, d);
+                return self.conflict_key_plain(&k, b, a, d, trip);
             }
         }
-        self.conflict_key_plain(k, b, a, d)
+        self.conflict_key_plain(k, b, a, d, trip)
     }
 
     /// An async copy made in the current iteration of the innermost loop with handles around
@@ -1622,7 +1625,14 @@ impl<'k> Ctx<'k> {
     }
 
     #[inline]
-    fn conflict_key_plain(&self, k: &Key, b: BlockId, a: u32, d: u32) -> bool {
+    fn conflict_key_plain(
+        &self,
+        k: &Key,
+        b: BlockId,
+        a: u32,
+        d: u32,
+        trip: Option<(u8, u8)>,
+    ) -> bool {
         if k.run && self.acc.run_apart(k.desc, d) {
             return false;
         }
@@ -1656,7 +1666,7 @@ impl<'k> Ctx<'k> {
                 return false;
             }
             return self
-                .later_conflict(k, b, u)
+                .later_conflict(k, b, u, trip)
                 .unwrap_or_else(|| self.conflict(k.desc, k.carried, u));
         }
         // The branch the path took at the last `if` with results (`Key::br`): both forms
@@ -1709,7 +1719,7 @@ impl<'k> Ctx<'k> {
             up => self.acc.first_bound(d, StmtId::new(up as usize)),
         };
         let met = self
-            .later_conflict(k, b, d)
+            .later_conflict(k, b, d, trip)
             .unwrap_or_else(|| self.conflict(k.desc, k.carried, d));
         met && self.exit_agrees(k, a)
     }
@@ -1719,7 +1729,12 @@ impl<'k> Ctx<'k> {
     /// trips; `None` where that rule does not apply. The residue the path puts the current
     /// trip in counts too, where it counts that loop's trips from 0 (exec seed 818 at 100 ops:
     /// a write in the odd trip met the next trip's read as if in any later trip).
-    fn later_conflict(&self, k: &Key, b: BlockId, d: u32) -> Option<bool> {
+    ///
+    /// Where the coverage run knows the current trip (`trip`), that trip is the residue modulo
+    /// the trip count: the one later trip `d` is in (exec seed 9769 at 100 ops: a copy of the
+    /// odd trip, whose path skipped the even branch's barrier, met the read of trip 1 as if
+    /// in any later trip; it is in trip 2, at the same thread's words).
+    fn later_conflict(&self, k: &Key, b: BlockId, d: u32, trip: Option<(u8, u8)>) -> Option<bool> {
         if !k.later || k.first || k.back || k.up != NO_UP {
             return None;
         }
@@ -1731,7 +1746,7 @@ impl<'k> Ctx<'k> {
                     k.carried,
                     d,
                     self.wave,
-                    (iv, self.later_residue(k, b)),
+                    (iv, trip.or_else(|| self.later_residue(k, b))),
                 ),
         )
     }
@@ -2494,10 +2509,11 @@ impl<'c, 'k> Sim<'c, 'k> {
     /// An op (or a unit treated as one) with accesses `ids` at point (b, i).
     fn accesses(&mut self, b: BlockId, i: usize, ids: &[u32], mut st: State) -> State {
         let c = self.c;
+        let trip = self.current_trip(b);
         if self.check {
             for &a in ids {
                 for (k, v) in &st.m {
-                    if c.conflict_key(k, b, a) {
+                    if c.conflict_key(k, b, a, trip) {
                         self.hits.push((k.tag, v.1, a));
                     }
                 }
@@ -2506,7 +2522,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             let mut oldest = None;
             'outer: for (k, v) in &st.m {
                 for &a in ids {
-                    if c.conflict_key(k, b, a) {
+                    if c.conflict_key(k, b, a, trip) {
                         oldest = Some(oldest.map_or(v.0, |o: u32| o.min(v.0)));
                         if c.allowed[b.index()] {
                             break 'outer;
@@ -3216,6 +3232,32 @@ impl<'c, 'k> Sim<'c, 'k> {
             st.insert(k, s, a);
         }
         recycle(old);
+    }
+
+    /// The trip `(it, n)` of the exact loop of `n` trips whose later trips `Key::later` is
+    /// about at block `b` (`Ctx::later_iv`), where this run goes through it trip by trip with
+    /// its variable fixed (`Sim::fixed`: the coverage run's `run_unrolled`, or its last trip
+    /// once more).
+    fn current_trip(&self, b: BlockId) -> Option<(u8, u8)> {
+        if self.fixed.is_empty() {
+            return None;
+        }
+        let c = self.c;
+        let lp = c.inner_loop[b.index()];
+        let StmtKind::For(f) = &c.k.stmts.get(StmtId::new(lp as usize))?.kind else {
+            return None;
+        };
+        let v = self.fixed.iter().rev().find(|x| x.0 == f.iv)?.1;
+        let (syncopt_ir::Bound::Const(lo), Some(n)) = (f.lo, f.trips().exact()) else {
+            return None;
+        };
+        let d = v.checked_sub(lo)?;
+        if f.step <= 0 || d % f.step != 0 {
+            return None;
+        }
+        let it = u8::try_from(d / f.step).ok()?;
+        let n = u8::try_from(n).ok()?;
+        (it < n).then_some((it, n))
     }
 
     /// The descriptor an access is made with: through the results of a uniform `if` whose

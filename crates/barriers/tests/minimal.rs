@@ -6719,3 +6719,67 @@ kernel @k waves 4 {
         2,
     );
 }
+
+/// Executable seed 9571 (100 ops), reduced: in the even trips of a three-trip loop, a copy
+/// fills words `tid + 64 * i` of slot `i mod 2`; every trip reads the upper half of its slot.
+/// The copy of trip 0 (bytes 0-1024 of slot 0) meets trip 2's read nowhere, and trip 2's copy
+/// has no later trip in the run. A key some trips earlier in the loop now skips its forms with
+/// no later trip that `later` (not the first trip, and the residue the path told) leaves the
+/// current one in, where the access has no forms of its own there; before, trip 2's copy met
+/// the read of trip 2 as if later. One barrier on the wave-64 targets (two before: one at the
+/// head of the body), none on the wave-32 ones, where the slot's words never meet. Reading
+/// from byte 512 on, trip 0's copy meets trip 2's read: the barrier at the head stays.
+#[test]
+fn a_key_some_trips_back_meets_only_the_trips_after_its_own() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  for %i = 0 to 3 {
+    %w = view %D slot (%i) mod 2
+    op "ds_read" read %w[1024:2048]
+    if uniform %i mod 2 == 0 {
+      op "ld" read %w[-tid + 447]
+      op "gather_to_lds" async write %w[tid + %i * 64], read %G[tid + %i * 512 + 64]
+    }
+  }
+}
+"#;
+    let swap = ("%w[1024:2048]", "%w[512:2048]");
+    counts_on(&[Target::Gfx950, Target::Gfx942], src, 1, swap, 2);
+    counts_on(&[Target::Gfx1250, Target::Sm90], src, 0, swap, 1);
+}
+
+/// Executable seed 9769 (100 ops), reduced: each trip of a three-trip loop reads words
+/// `tid + 64 * i + 128` of `%C`, then copies into words `tid + 256`; the even trips have a
+/// barrier in their branch. The copy of trip 1, whose path skipped that barrier, meets the read
+/// of trip 2 only, at the same thread's words. The coverage run goes through the loop trip by
+/// trip: a key of an earlier trip now meets the access in the trip the run is in
+/// (`Sim::current_trip`), not in any later one. Two barriers (three before: one at the head of
+/// the body, which no hazard then needs). Reading `tid + 64 * i + 64`, trip 2's read meets
+/// trip 1's copy of another thread: it stays.
+#[test]
+fn a_key_of_an_earlier_trip_meets_the_trip_the_coverage_run_is_in() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %C = buffer workgroup 2048
+  %G = buffer global 16384
+  for %i = 0 to 3 {
+    op "ld" read %C[tid + %i * 64 + 128]
+    op "gather_to_lds" async write %C[tid + 256], read %G[tid + %i * 512]
+    if uniform %i mod 2 == 0 {
+      op "ds_read" read %B
+      for %j = 0 to 3 iter(%cur = %C, %nxt = %A) {
+        op "st" write %B[tid + 256]
+        yield %nxt, %cur
+      }
+    }
+  }
+}
+"#;
+    minimal_counts(src, 2, ("%i * 64 + 128]", "%i * 64 + 64]"), 3);
+}
