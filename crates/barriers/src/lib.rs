@@ -1667,7 +1667,7 @@ impl<'k> Ctx<'k> {
             }
             return self
                 .later_conflict(k, b, u, trip)
-                .unwrap_or_else(|| self.conflict(k.desc, k.carried, u));
+                .unwrap_or_else(|| self.conflict_in_trip(k, b, u, trip));
         }
         // The branch the path took at the last `if` with results (`Key::br`): both forms
         // bound the access, so a conflict needs both, whatever form the access takes below
@@ -1720,7 +1720,7 @@ impl<'k> Ctx<'k> {
         };
         let met = self
             .later_conflict(k, b, d, trip)
-            .unwrap_or_else(|| self.conflict(k.desc, k.carried, d));
+            .unwrap_or_else(|| self.conflict_in_trip(k, b, d, trip));
         met && self.exit_agrees(k, a)
     }
 
@@ -1749,6 +1749,27 @@ impl<'k> Ctx<'k> {
                     (iv, trip.or_else(|| self.later_residue(k, b))),
                 ),
         )
+    }
+
+    /// `conflict` of key `k` with descriptor `d` of block `b`, which is in trip `trip` (`it`
+    /// of `n`, `Sim::current_trip`) of the exact loop around it: past its first trip, `d`
+    /// meets the key in that trip's forms alone (exec seed 6564 at 100 ops: a write of the odd
+    /// trip, whose path skipped the even branch's barrier, met the same trip's copy as if in
+    /// the even one, where it is another thread's word).
+    fn conflict_in_trip(&self, k: &Key, b: BlockId, d: u32, trip: Option<(u8, u8)>) -> bool {
+        match (trip, self.later_iv(b)) {
+            (Some((it, n)), Some(iv)) if it >= 1 => {
+                self.may_meet(k.desc, d)
+                    && self.acc.conflict_across_waves_later(
+                        k.desc,
+                        k.carried,
+                        d,
+                        self.wave,
+                        (iv, Some((it, n))),
+                    )
+            }
+            _ => self.conflict(k.desc, k.carried, d),
+        }
     }
 
     /// The residue `(r, q)` key `k`'s path puts the current iteration of the innermost loop

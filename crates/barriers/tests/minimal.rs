@@ -6783,3 +6783,37 @@ kernel @k waves 4 {
 "#;
     minimal_counts(src, 2, ("%i * 64 + 128]", "%i * 64 + 64]"), 3);
 }
+
+/// Executable seed 6564 (100 ops), reduced: each of two trips writes words `tid + 256` of
+/// `%A`, then copies into words `tid + 64 * i + 192`; the even trip has a barrier in its
+/// branch. In trip 0 the copy meets another wave's write (that barrier orders them); in trip
+/// 1, whose path skips it, each thread meets its own word. In the coverage run's trip 1 the
+/// copy now meets the write in that trip's forms alone (`Ctx::conflict_in_trip`), where it
+/// met it as in either trip. Two barriers on the wave-64 targets (three before: one before the
+/// copy). Writing words `tid + 320`, trip 1's copy meets another wave's write: it stays.
+#[test]
+fn a_key_of_the_current_trip_meets_that_trip_alone_in_the_coverage_run() {
+    let src = r#"target gfx950
+
+kernel @k waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %G = buffer global 16384
+  for %i = 0 to 2 {
+    op "st" write %A[tid + 256]
+    if uniform %i mod 2 == 0 {
+      op "st2" write %B[tid + %i * 64 + 192]
+      op "ld" read %B[tid + 256]
+    }
+    op "gather_to_lds" async write %A[tid + %i * 64 + 192], read %G[tid + %i * 512 + 128]
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        2,
+        ("%A[tid + 256]", "%A[tid + 320]"),
+        3,
+    );
+}
