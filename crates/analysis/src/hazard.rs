@@ -2310,6 +2310,17 @@ impl Accesses {
                         }
                     }
                 }
+                // Its own variables again, for the forms that fix one while resolving where an
+                // inner loop's handle may take a slot view of that loop (`slotted` below): a
+                // second look too, for they have no forms of their own in the inner loop,
+                // which the usual forms keep (exec seed 3585 at 100 ops).
+                if self.descs[d]
+                    .regions
+                    .iter()
+                    .any(|r| r.handle.is_some_and(|h| h.1 == OVERLAP))
+                {
+                    ivs.extend_from_within(..own);
+                }
             }
             for (ix, iv) in ivs.into_iter().enumerate() {
                 let Some(&(lp, lo, step, n)) = exact.get(&iv) else {
@@ -2338,6 +2349,23 @@ impl Accesses {
                         .regions
                         .iter()
                         .any(|r| r.outer.is_some_and(|o| o.0 == lp));
+                // Through an inner loop's handle started from a slot view of this loop, which
+                // has no handles: bound in each iteration where the slot index, fixed, keeps
+                // the inner loop's initial values apart (`Region::within`; exec seed 11978 at
+                // 100 ops: an inner loop started from this trip's slot and the other half).
+                let slotted = outer_only
+                    && desc.ivs.contains(&iv)
+                    && !through
+                    && !outer
+                    && desc.bind.is_some()
+                    && !rotating.contains_key(&lp)
+                    && desc.regions.iter().any(|r| {
+                        r.handle
+                            .is_some_and(|h| h.1 == OVERLAP && loop_inside(k, h.0, lp))
+                    });
+                if outer_only && !slotted && desc.ivs.contains(&iv) {
+                    continue;
+                }
                 let desc = &self.descs[d];
                 let mask = desc
                     .only
@@ -2363,7 +2391,7 @@ impl Accesses {
                         continue;
                     }
                     let x = trip_value(lo, step, it);
-                    let bound = match (through || outer, x) {
+                    let bound = match (through || outer || slotted, x) {
                         (true, Some(x)) => {
                             // One resolver per loop (its rotation does not depend on the
                             // iteration); what it resolved under another iteration is
@@ -2377,6 +2405,7 @@ impl Accesses {
                                 // values in some of its iterations only.
                                 r.rotations.retain(|&l, _| !loop_inside(k, l, lp));
                                 r.fix = Some((lp, it));
+                                r.fix_var = slotted.then_some((iv, x));
                             }
                             handles_in_iteration(k, desc, r, iv, x)
                         }
@@ -3101,10 +3130,11 @@ impl Accesses {
         if oa.is_empty() && ob.is_empty() {
             return true;
         }
+        // A descriptor's second-look forms where it has them (`slotted`), its usual ones else.
         let group = |d: u32, iv: ValueId| {
-            self.forms_of(d)
+            self.outer_of(d)
                 .iter()
-                .chain(self.outer_of(d))
+                .chain(self.forms_of(d))
                 .find(|g| g.iv == iv)
         };
         for g in oa.iter().chain(ob) {
@@ -5421,6 +5451,10 @@ struct Resolver<'k> {
     rotations: FxMap<StmtId, Option<Rotation>>,
     /// Handles of loop `.0` bound to their values in iteration `.1`.
     fix: Option<(StmtId, u64)>,
+    /// The induction variable of a loop without handles fixed to a value: slot indices on it
+    /// pick one slot (`Accesses::bind_exact_ivs_from`, inner handles started from its slot
+    /// views).
+    fix_var: Option<(ValueId, i64)>,
     /// The results of `if` `.0` taken from branch `.1` alone (0: then, 1: else); of loop
     /// `.0` with side 0, its initial values (no trip ran).
     fix_if: Option<(StmtId, usize)>,
@@ -5469,6 +5503,7 @@ impl<'k> Resolver<'k> {
             cut: false,
             rotations: FxMap::default(),
             fix: None,
+            fix_var: None,
             fix_if: None,
             fix_exit: None,
             unbound: false,
@@ -5564,7 +5599,14 @@ impl<'k> Resolver<'k> {
                     }
                     ViewKind::Slot { count, index } => {
                         // A slot no iteration moves is a range of the base.
-                        let fixed = k.slot_index(index, *count);
+                        let on_fixed = self
+                            .fix_var
+                            .filter(|&(v, _)| index.coef(Var::Value(v)) != 0)
+                            .and_then(|(v, x)| {
+                                let mut e = index.clone();
+                                fix_var(&mut e, Var::Value(v), x).map(|_| e)
+                            });
+                        let fixed = k.slot_index(on_fixed.as_ref().unwrap_or(index), *count);
                         let fixed = fixed.is_constant().then_some(fixed.constant as u64);
                         for r in &mut base {
                             // Its bytes in the root, or (a buffer that `aliases` another)

@@ -6817,3 +6817,68 @@ kernel @k waves 4 {
         3,
     );
 }
+
+/// Executable seed 11978 (100 ops), reduced: in the even trip of a two-trip loop without
+/// handles, an inner loop's handles start at slot `(i + 1) mod 2` of `%D` and at its first
+/// half, slot 0: apart in trip 0, the only one that runs the inner loop, though unbound the
+/// slot may be either. The forms of one trip of the outer loop now resolve its slot views
+/// with the variable fixed (`Resolver::fix_var`), and the inner handles keep their rule
+/// there (`Region::within`): the read of `%cur` and the write of `%nxt` in one inner trip are
+/// two slots. Those forms are a second look (`Accesses::outer_iv_forms`, see the next test).
+/// One barrier (two before: one between them). With slot `i mod 2`, both handles
+/// start at slot 0 in trip 0 and the two accesses meet across waves: it stays.
+#[test]
+fn inner_handles_started_from_an_outer_slot_keep_their_rule_in_one_outer_trip() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 4 {
+  %D = buffer workgroup 4096
+  for %i = 0 to 2 {
+    %r = view %D slot (%i + 1) mod 2
+    if uniform %i mod 2 == 0 {
+      %d = view %D[0:2048]
+      for %j = 0 to %n max 4 iter(%cur = %r, %nxt = %d) {
+        op "ld" read %cur[tid + 128]
+        op "st" write %nxt[tid + %i * 64 + 192]
+        yield %nxt, %cur
+      }
+    }
+  }
+}
+"#;
+    minimal_counts(src, 1, ("slot (%i + 1) mod 2", "slot (%i) mod 2"), 2);
+}
+
+/// Executable seed 3585 (100 ops), reduced: a regression of the rule above. The write goes
+/// through the inner handle `%nxt`: slot 0 at words `tid`, slot 1 at `tid + 64`, slot 0 at
+/// `tid + 128` in the three inner trips, which the 128 threads never share. The usual forms of
+/// the outer trips keep their own forms in the inner loop, which tell its trips apart; as the
+/// usual forms, the forms that fix the slot while resolving lost them, and a barrier came
+/// back. They are a second look now, a conflict needing both. No barrier on the wave-64
+/// targets. Writing words `tid + 32 * j`, trips 0 and 2 meet across waves: one barrier.
+#[test]
+fn outer_slot_forms_are_a_second_look_beside_the_inner_trip_forms() {
+    let src = r#"target gfx950
+
+kernel @k waves 2 {
+  %D = buffer workgroup 2048
+  for %i = 0 to 4 {
+    %r = view %D slot (%i + 1) mod 2
+    if uniform %i mod 2 == 0 {
+      %d = view %D[0:1024]
+      for %j = 0 to 3 iter(%cur = %r, %nxt = %d) {
+        op "st" write %nxt[tid + %j * 64]
+        yield %nxt, %cur
+      }
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        0,
+        ("%j * 64]", "%j * 32]"),
+        1,
+    );
+}
