@@ -2299,6 +2299,8 @@ impl Accesses {
             }
             let mut ivs = self.descs[d].ivs.clone();
             let own = ivs.len();
+            // Where `ivs` holds the own variables again (`slotted`), if it does.
+            let mut again_from = usize::MAX;
             // The variable of an exact loop whose handle an inner loop's handle started from
             // (`Region::outer`) moves no address, but binds that inner loop's initial values
             // in each of its iterations (exec seed 11226 at 100 ops): `outer_iv_forms`.
@@ -2319,6 +2321,7 @@ impl Accesses {
                     .iter()
                     .any(|r| r.handle.is_some_and(|h| h.1 == OVERLAP))
                 {
+                    again_from = ivs.len();
                     ivs.extend_from_within(..own);
                 }
             }
@@ -2353,8 +2356,8 @@ impl Accesses {
                 // has no handles: bound in each iteration where the slot index, fixed, keeps
                 // the inner loop's initial values apart (`Region::within`; exec seed 11978 at
                 // 100 ops: an inner loop started from this trip's slot and the other half).
-                let slotted = outer_only
-                    && desc.ivs.contains(&iv)
+                let again = ix >= again_from;
+                let slotted = again
                     && !through
                     && !outer
                     && desc.bind.is_some()
@@ -2363,7 +2366,7 @@ impl Accesses {
                         r.handle
                             .is_some_and(|h| h.1 == OVERLAP && loop_inside(k, h.0, lp))
                     });
-                if outer_only && !slotted && desc.ivs.contains(&iv) {
+                if again && !slotted {
                     continue;
                 }
                 let desc = &self.descs[d];

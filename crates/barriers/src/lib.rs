@@ -1739,16 +1739,17 @@ impl<'k> Ctx<'k> {
             return None;
         }
         let iv = self.later_iv(b)?;
-        Some(
-            self.may_meet(k.desc, d)
-                && self.acc.conflict_across_waves_later(
-                    k.desc,
-                    k.carried,
-                    d,
-                    self.wave,
-                    (iv, trip.or_else(|| self.later_residue(k, b))),
-                ),
-        )
+        Some(self.conflict_later(k, d, iv, trip.or_else(|| self.later_residue(k, b))))
+    }
+
+    /// `Accesses::conflict_across_waves_later` behind the quick filter of `conflict`: key `k`
+    /// against `d` in a later trip than the first of the exact loop of `iv`, in residue `res`
+    /// `(r, q)` of its trips where known.
+    fn conflict_later(&self, k: &Key, d: u32, iv: ValueId, res: Option<(u8, u8)>) -> bool {
+        self.may_meet(k.desc, d)
+            && self
+                .acc
+                .conflict_across_waves_later(k.desc, k.carried, d, self.wave, (iv, res))
     }
 
     /// `conflict` of key `k` with descriptor `d` of block `b`, which is in trip `trip` (`it`
@@ -1758,16 +1759,7 @@ impl<'k> Ctx<'k> {
     /// the even one, where it is another thread's word).
     fn conflict_in_trip(&self, k: &Key, b: BlockId, d: u32, trip: Option<(u8, u8)>) -> bool {
         match (trip, self.later_iv(b)) {
-            (Some((it, n)), Some(iv)) if it >= 1 => {
-                self.may_meet(k.desc, d)
-                    && self.acc.conflict_across_waves_later(
-                        k.desc,
-                        k.carried,
-                        d,
-                        self.wave,
-                        (iv, Some((it, n))),
-                    )
-            }
+            (Some(t), Some(iv)) if t.0 >= 1 => self.conflict_later(k, d, iv, Some(t)),
             _ => self.conflict(k.desc, k.carried, d),
         }
     }
