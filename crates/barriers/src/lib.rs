@@ -3975,6 +3975,12 @@ fn solve(c: &Ctx) -> Solution {
                 let mut h = coverage(c, &sol.placed, (!huge, huge));
                 let first = firsts(&mut h, &sol.placed, true);
                 match drop_idle(c, &sol.placed, &h, &first, &left, t0) {
+                    // The same barriers again: `again.hits` is the confirming run of the
+                    // same placement, so every further round would repeat this one.
+                    Some(again) if again.placed == sol.placed => {
+                        sol = again;
+                        break;
+                    }
                     Some(again) => sol = again,
                     None => break,
                 }
