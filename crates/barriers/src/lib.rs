@@ -3963,7 +3963,7 @@ fn solve(c: &Ctx) -> Solution {
         return Solution { placed, hits };
     }
     if !spare.is_empty() && large {
-        if let Some(mut sol) = drop_idle(c, &placed, &hits, &first, &spare, t0) {
+        if let Some(mut sol) = drop_idle(c, (&placed, None), &hits, &first, &spare, t0) {
             // Two placed barriers in a row that are both idle: the second went, the first
             // was its "first of two". Where few are left, more rounds (two more coverage
             // runs each) find it no longer is (inserting into our own output again).
@@ -3974,7 +3974,7 @@ fn solve(c: &Ctx) -> Solution {
                 }
                 let mut h = coverage(c, &sol.placed, (!huge, huge));
                 let first = firsts(&mut h, &sol.placed, true);
-                match drop_idle(c, &sol.placed, &h, &first, &left, t0) {
+                match drop_idle(c, (&sol.placed, Some(&sol.hits)), &h, &first, &left, t0) {
                     // The same barriers again: `again.hits` is the confirming run of the
                     // same placement, so every further round would repeat this one.
                     Some(again) if again.placed == sol.placed => {
@@ -4039,10 +4039,11 @@ const MORE_ROUNDS: usize = 3;
 /// no "first of two" and still be all that orders a pair (the run forgets an access at the
 /// third): where dropping them leaves a pair unordered, the dropped barrier nearest before
 /// its consumer comes back, a few rounds; each round is one more coverage run. `None`: all
-/// stay.
+/// stay. `confirmed`: the plain coverage run's hits of `placed`, where the caller has them,
+/// so that a round that brings every dropped barrier back needs no run to confirm it.
 fn drop_idle(
     c: &Ctx,
-    placed: &[bool],
+    (placed, confirmed): (&[bool], Option<&[Hit]>),
     hits: &[Hit],
     first: &[bool],
     spare: &[usize],
@@ -4103,6 +4104,12 @@ fn drop_idle(
         }
         if !back {
             break;
+        }
+        if let Some(h) = confirmed.filter(|_| fewer == placed) {
+            return Some(Solution {
+                placed: fewer,
+                hits: h.to_vec(),
+            });
         }
     }
     if std::env::var("SYNCOPT_BAR_DEBUG").is_ok() {
