@@ -2832,15 +2832,11 @@ impl Accesses {
     /// others; 2, unknown.
     pub fn conflict(&self, a: u32, a_carried: u8, b: u32) -> bool {
         let n = self.nested_ivs;
-        desc_conflict(
-            &self.descs[a as usize],
-            a_carried,
-            &self.descs[b as usize],
-            n,
-        ) && self.forms_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y, n))
-            && self.periodic_conflict(a, a_carried, b, &|x, c, y| desc_conflict(x, c, y, n))
-            && (a_carried != 0
-                || self.outer_forms_conflict(a, b, &|x, c, y| desc_conflict(x, c, y, n), None))
+        let test = |x: &Desc, c: u8, y: &Desc| desc_conflict(x, c, y, n);
+        test(&self.descs[a as usize], a_carried, &self.descs[b as usize])
+            && self.forms_conflict(a, a_carried, b, &test)
+            && self.periodic_conflict(a, a_carried, b, &test)
+            && self.outer_forms_conflict(a, a_carried, b, &test, None)
     }
 
     /// Whether `test` finds a conflict between the forms of `a` and `b` in residues of a
@@ -3104,7 +3100,7 @@ impl Accesses {
             |x: &Desc, c: u8, y: &Desc| desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave);
         (fa.is_empty() && fb.is_empty() || self.forms_conflict_in(a, a_carried, b, &test, later))
             && self.periodic_conflict(a, a_carried, b, &test)
-            && (a_carried != 0 || self.outer_forms_conflict(a, b, &test, later))
+            && self.outer_forms_conflict(a, a_carried, b, &test, later)
     }
 
     /// The forms of `d` in the iterations of exact loops around the inner loops whose
@@ -3116,15 +3112,18 @@ impl Accesses {
             .map_or(&[], |v| v.as_slice())
     }
 
-    /// A second look at two instances in the same iteration of every loop around them
-    /// (`a_carried` 0), one of which has forms in the iterations of an exact loop around an
-    /// inner loop whose handle started from that loop's (`outer_iv_forms`): both forms of
-    /// each iteration, paired. It and `forms_conflict_in`'s pairing each hold alone; a
-    /// conflict needs both (exec seed 780 at 100 ops: pairing the outer loop's forms first
-    /// lost the inner loop's pairing, which told the accesses apart).
+    /// A second look at two instances in the same iteration of an exact loop around them,
+    /// one of which has forms in that loop's iterations around an inner loop whose handle
+    /// started from that loop's (`outer_iv_forms`): both forms of each iteration, paired.
+    /// It and `forms_conflict_in`'s pairing each hold alone; a conflict needs both (exec seed
+    /// 780 at 100 ops: pairing the outer loop's forms first lost the inner loop's pairing,
+    /// which told the accesses apart). The same iteration: `a_carried` 0, or 1 where `a` is
+    /// one trip earlier in a loop inside that one (`dist_iv`; exec seed 6250: a read and
+    /// the next inner trip's write through one inner handle); true (no second look) else.
     fn outer_forms_conflict(
         &self,
         a: u32,
+        a_carried: u8,
         b: u32,
         test: &dyn Fn(&Desc, u8, &Desc) -> bool,
         later: Later,
@@ -3133,6 +3132,14 @@ impl Accesses {
         if oa.is_empty() && ob.is_empty() {
             return true;
         }
+        let inner = match a_carried {
+            0 => None,
+            1 => match self.dist_iv(a) {
+                Some(v) => Some(v),
+                None => return true,
+            },
+            _ => return true,
+        };
         // A descriptor's second-look forms where it has them (`slotted`), its usual ones else.
         let group = |d: u32, iv: ValueId| {
             self.outer_of(d)
@@ -3144,6 +3151,9 @@ impl Accesses {
             let (Some(ga), Some(gb)) = (group(a, g.iv), group(b, g.iv)) else {
                 continue;
             };
+            if inner == Some(g.iv) {
+                continue;
+            }
             if ga.forms.len() != gb.forms.len() {
                 continue;
             }
@@ -3159,7 +3169,7 @@ impl Accesses {
                         x != EMPTY_FORM
                             && y != EMPTY_FORM
                             && !off_residue(later, g.iv, i)
-                            && self.forms_conflict_in(x, 0, y, test, later)
+                            && self.forms_conflict_in(x, a_carried, y, test, later)
                     });
             if !meets {
                 return false;
@@ -5194,8 +5204,11 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
                 // An `OVERLAP` handle against a handle of the same loop bound apart (in one
                 // iteration of a loop around it, see `Accesses::bind_parity`): no rule.
                 // A handle bound in one iteration of a loop around (`Region::within`): only
-                // against one bound in the same, in one iteration of the handle's loop.
-                let within = r1.within == r2.within && (r1.within.is_none() || dist.is_none());
+                // against one bound in the same, in one run of the handle's loop: no
+                // distance, or one in that loop alone, the loops around it staying in their
+                // iteration (exec seed 6250).
+                let one_run = dist.is_none() || hl.is_some() && dist.map(|x| x.0) == hl;
+                let within = r1.within == r2.within && (r1.within.is_none() || one_run);
                 if l1 == l2
                     && within
                     && h1 != OVERLAP

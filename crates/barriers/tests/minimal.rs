@@ -6882,3 +6882,41 @@ kernel @k waves 2 {
         1,
     );
 }
+
+/// Executable seed 6250 (100 ops), reduced: in the odd trips of a four-trip loop, an inner
+/// loop's handles start at slot `i mod 2` of `%D` (slot 1 there) and at its first half: apart
+/// in every trip that runs the inner loop. The read of `%nxt` in one inner trip and the write
+/// of `%nxt` in the next are then two halves, and the write two trips later is ordered by the
+/// barrier between write and read. The second look at one outer trip's forms
+/// (`Accesses::outer_iv_forms`) now also pairs a key one trip earlier of the inner loop, the
+/// outer loop in the same trip, where the inner handles keep their rule (`Region::within`).
+/// Two barriers on the wave-64 targets (three before: one at the end of the inner body). In
+/// the even trips (`== 0`) both handles start at slot 0: the next trip's write meets the read,
+/// and it stays. With 128 threads the read's words `tid + 128` miss the write's in one trip,
+/// so the wave-32 targets need only the barrier at the top (three in the even trips).
+#[test]
+fn inner_handles_from_an_outer_slot_keep_their_rule_one_inner_trip_apart() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 4 {
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  for %i = 0 to 4 {
+    %w = view %D slot (%i) mod 2
+    if uniform %i mod 2 == 1 {
+      %d = view %D[0:2048]
+      for %j = 0 to %n max 4 iter(%cur = %w, %nxt = %d) {
+        op "st" write %nxt[tid]
+        op "ld" read %nxt[tid + %i * 64 + 64]
+        yield %nxt, %cur
+      }
+    } else {
+      op "x" write %B
+    }
+  }
+}
+"#;
+    let even = ("%i mod 2 == 1", "%i mod 2 == 0");
+    counts_on(&[Target::Gfx950, Target::Gfx942], src, 2, even, 3);
+    counts_on(&[Target::Gfx1250, Target::Sm90], src, 1, even, 3);
+}
