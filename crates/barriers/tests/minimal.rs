@@ -6920,3 +6920,44 @@ kernel @k(%n = 1) waves 4 {
     counts_on(&[Target::Gfx950, Target::Gfx942], src, 2, even, 3);
     counts_on(&[Target::Gfx1250, Target::Sm90], src, 1, even, 3);
 }
+
+/// Executable seed 6711 (100 ops), reduced: the write of the first loop and the whole-buffer
+/// write in the inner loop of the second are always ordered by the barrier in the inner
+/// loop's even branch, which its first trip (`%l` = 0) takes before the write. The inner loop
+/// has handles no access goes through: no form binds them, so `Key::res` did not follow it,
+/// and a key pending since before it seemed to skip the branch; a barrier went between the
+/// two loops. Such a loop is now followed as a plain one, by the `if`s on its variable.
+/// Two barriers on the wave-64 targets (three before). With the odd branch (`== 1`) the
+/// first trip skips it, and the barrier between the loops stays.
+#[test]
+fn a_loop_whose_handles_bind_nothing_is_followed_by_its_ifs() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4, %p = 0) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  for %i = 0 to 3 iter(%cur = %A, %nxt = %B) {
+    op "st" write %nxt[tid + 128]
+    yield %nxt, %cur
+  }
+  for %j = 0 to 3 iter(%c = %B, %e = %A) {
+    %d = view %D[0:1024]
+    for %l = 0 to %n max 4 iter(%x = %B, %y = %d) {
+      if uniform %l mod 2 == 0 {
+        op "ld" read %c[tid + 128]
+        if uniform %p {
+          op "st2" write %A[tid + %j * 64]
+        }
+      }
+      op "ds_write" write %B
+      yield %y, %x
+    }
+    yield %e, %c
+  }
+}
+"#;
+    let odd = ("%l mod 2 == 0", "%l mod 2 == 1");
+    counts_on(&[Target::Gfx950, Target::Gfx942], src, 2, odd, 3);
+    counts_on(&[Target::Gfx1250, Target::Sm90], src, 2, odd, 2);
+}
