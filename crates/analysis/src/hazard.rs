@@ -4532,14 +4532,19 @@ fn bound_in<'k>(
         r.fix = Some((lp, it));
         r
     });
-    let regions = r.regions(src.value);
+    let mut regions = r.regions(src.value);
     if regions.is_empty() || r.unbound {
         r.unbound = false;
         return None;
     }
+    // The variables the descriptor was made with fixed stay fixed in its forms, as
+    // `handles_in_iteration` keeps them (exec seed 7520 at 100 ops: the odd trip's write
+    // through an inner handle, at words `tid + 512` there, took words of every outer trip in
+    // its residue forms and met the outer loop's write of words `tid`).
+    src.fix_regions(&mut regions);
     let mut nd = fit_ivs(
         k,
-        make_desc(k, mode, regions, &src.sel.selector(), src.threads),
+        make_desc(k, mode, regions, &src.fixed_selector(), src.threads),
         ivs,
         lp,
     )?;

@@ -6961,3 +6961,43 @@ kernel @k(%n = 4, %p = 0) waves 2 {
     counts_on(&[Target::Gfx950, Target::Gfx942], src, 2, odd, 3);
     counts_on(&[Target::Gfx1250, Target::Sm90], src, 2, odd, 2);
 }
+
+/// Executable seed 7520 (100 ops), reduced: the inner loop runs in the odd trip of the
+/// two-trip loop only, so its write through `%nxt` is at words `tid + 512` there, which the
+/// outer loop's write of words `tid` (512 threads) never meets. The inner loop's residue
+/// forms (`Accesses::residue_forms`, for the `if` on its variable) resolved the handle again
+/// with the outer variable free, words `tid + 448` in the even trip, and a barrier went in
+/// the inner loop. Those forms now keep the variables their descriptor fixed
+/// (`BindSrc::fixed`, as `handles_in_iteration` does). No barrier (one before). Running the
+/// inner loop in the even trip instead, its words `tid + 448` meet the outer write.
+#[test]
+fn residue_forms_keep_the_variables_their_descriptor_fixed() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 8 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  %G = buffer global 32768
+  for %i = 0 to 2 {
+    op "st" write %A[tid]
+    if uniform %i mod 2 == 0 {
+    } else {
+      for %j = 0 to 3 iter(%cur = %A, %nxt = %B) {
+        if uniform %j mod 2 == 0 {
+          op "gld" read %G[tid]
+        }
+        op "st2" write %nxt[tid + %i * 64 + 448]
+        yield %nxt, %cur
+      }
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        0,
+        ("%i mod 2 == 0 {", "%i mod 2 == 1 {"),
+        2,
+    );
+}
