@@ -7001,3 +7001,46 @@ kernel @k(%n = 3) waves 8 {
         2,
     );
 }
+
+/// Executable seed 8225 (100 ops), reduced: a copy into the slot of an exact inner loop in
+/// the even trips of a loop of unknown trips is read by other waves from the next even trip
+/// on, and every path there crosses the odd trip between, whose branch has a barrier. Keys
+/// leaving a loop inside a residue branch are in that residue; async producers now too,
+/// where the loop holds no loop or `if` and lies right in the loop `Key::res` follows (as
+/// far as async-waits' check narrows a copy's paths by its residue). Two barriers on the
+/// wave-64 targets (three before: one at the top of the even branch). Without the odd
+/// trip's hazard (its read of its own words) its barrier goes, and one at the top of the
+/// loop orders the copy instead: two again, in other places.
+#[test]
+fn async_copies_leaving_a_loop_in_a_residue_branch_keep_the_residue() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 2 {
+  %A = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i = 0 to %n max 4 {
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 3 {
+        %w = view %D slot (%j) mod 2
+        op "ld" read %w[tid + 64]
+        op "gather_to_lds" async write %w[tid], read %G[tid + %j * 256 + 64]
+      }
+    } else {
+      op "st" write %A[tid]
+      op "ld2" read %A[tid + 64]
+    }
+  }
+}
+"#;
+    let own = ("read %A[tid + 64]", "read %A[tid]");
+    counts_on(&[Target::Gfx950, Target::Gfx942], src, 2, own, 2);
+    // The barrier of the odd branch is the one that stays, none at the top of the loop.
+    let out = inserted(src, Target::Gfx950);
+    let lines: Vec<&str> = out.lines().map(str::trim).collect();
+    let top = lines
+        .iter()
+        .position(|l| l.starts_with("for %i"))
+        .expect("loop");
+    assert!(lines[top + 1].starts_with("if uniform"), "{out}");
+}
