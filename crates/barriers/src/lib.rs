@@ -938,8 +938,6 @@ struct Ctx<'k> {
     /// a branch of one residue of a loop of `plain_res`, that residue (`Sim::leave`); `NO_RES`
     /// else.
     op_res: Vec<u8>,
-    /// Per statement (empty with `op_res`): the innermost loop around it (`u32::MAX`: none).
-    loop_around: Vec<u32>,
     /// Per statement (empty when none): for an op that runs in one residue of a loop with
     /// handles around its innermost one (`Accesses::residue_ops`), that loop and residue
     /// (`u32::MAX`: none). Only the consumers of async copies use it (`async_in_residue`).
@@ -1194,7 +1192,6 @@ impl<'k> Ctx<'k> {
             async_loose: Vec::new(),
             asy: Vec::new(),
             op_res: Vec::new(),
-            loop_around: Vec::new(),
             op_outer: Vec::new(),
             op_ores: Vec::new(),
             if_res: Vec::new(),
@@ -1372,7 +1369,6 @@ impl<'k> Ctx<'k> {
                 plain_residue_ops(k, lp, q, &res_loop, (&mut op_res, &mut c.op_ores), true);
             }
             c.op_res = op_res;
-            c.loop_around = loops_around(k);
             c.if_res = branch_residues(k, &res_loop, &block_of, &c.res_loops, false);
             c.outer_res = branch_residues(k, &c.inner_loop, &block_of, &handle_loops, true);
             if !c.outer_res.is_empty() {
@@ -2921,23 +2917,16 @@ impl<'c, 'k> Sim<'c, 'k> {
         }
         // Inside a branch of one residue of the loop `Key::res` follows around it (a loop of
         // `plain_res`, or one with handles): the path is in that residue (executable seeds
-        // 317, and 72 at 60 ops). Async producers too where the loop holds no loop or `if`
-        // and lies right in the loop `Key::res` follows (exec seed 8225 at 100 ops):
-        // async-waits' check narrows a copy's paths by the residue its op ran in past one loop
-        // it left, not past a loop around that one (gen seed 79 at 1,000 ops on sm_90).
-        let lp = c.k.blocks[f.body].parent;
-        if let Some(&r) = lp.and_then(|s| c.op_res.get(s.index())) {
+        // 317, and 72 at 60 ops). Not for async producers.
+        if let Some(&r) = c.k.blocks[f.body]
+            .parent
+            .and_then(|s| c.op_res.get(s.index()))
+        {
             if r < OLD_RES {
-                let asy = lp.is_some_and(|s| {
-                    let around = c.loop_around[s.index()];
-                    c.flat[s.index()]
-                        && around != u32::MAX
-                        && c.res_period(StmtId::new(around as usize)).is_some()
-                });
                 exit.rekey(
-                    |k| (k.asy && !asy) || (k.res == r && !k.prev),
+                    |k| k.asy || (k.res == r && !k.prev),
                     |k| {
-                        if k.asy && !asy {
+                        if k.asy {
                             k
                         } else {
                             Key {
@@ -3769,24 +3758,6 @@ fn branch_residues(
         let (rt, re) = (only(true), only(false));
         if rt != NO_RES || re != NO_RES {
             out.push((s.index() as u32, lp.index() as u32, rt, re));
-        }
-    }
-    out
-}
-
-/// The innermost loop around each statement (`u32::MAX`: none).
-fn loops_around(k: &Kernel) -> Vec<u32> {
-    let mut out = vec![u32::MAX; k.stmts.len()];
-    let mut stack = vec![(k.body, u32::MAX)];
-    while let Some((b, lp)) = stack.pop() {
-        for &s in &k.blocks[b].stmts {
-            out[s.index()] = lp;
-            let inner = if matches!(k.stmts[s].kind, StmtKind::For(_)) {
-                s.index() as u32
-            } else {
-                lp
-            };
-            stack.extend(k.stmts[s].kind.child_block_ids().map(|c| (c, inner)));
         }
     }
     out
