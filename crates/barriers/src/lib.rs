@@ -1303,10 +1303,8 @@ impl<'k> Ctx<'k> {
         // pending since before it met the write after an `if` it could not have skipped in
         // the first trip, which the residue of a loop with bound handles would have told).
         let mut res_ops = res_ops;
-        if c.res_loops.iter().any(|x| !loop_binds[x.0.index()]) {
-            c.res_loops.retain(|x| loop_binds[x.0.index()]);
-            res_ops.retain(|x| loop_binds[x.1.index()]);
-        }
+        c.res_loops.retain(|x| loop_binds[x.0.index()]);
+        res_ops.retain(|x| loop_binds[x.1.index()]);
         let plain = plain_residue_loops(k, &loop_binds, &c.inner_loop, &block_of, &c.res_loops);
         c.loop_binds = loop_binds;
         if !res_ops.is_empty() || !plain.is_empty() {
