@@ -641,6 +641,7 @@ impl Accesses {
                 // it leaves the loop as those words, in the same iteration of the loops
                 // around (exec seed 156 at 200 ops: a slot of the outer variable written
                 // through an inner loop's handle).
+                let mut last_fixed = None;
                 if let (1, StmtKind::For(f)) = (tasks_ref[i].2, &k.stmts[*lp].kind) {
                     if let syncopt_ir::Bound::Const(lo) = f.lo {
                         let x = i64::try_from(*it)
@@ -651,6 +652,7 @@ impl Accesses {
                             if nd.ivs.contains(&f.iv) {
                                 if let Some(fixed) = fix_iv(nd, f.iv, x) {
                                     desc = Some(fixed);
+                                    last_fixed = Some((f.iv, x));
                                 }
                             }
                         }
@@ -669,12 +671,21 @@ impl Accesses {
                             if let Some(rot) = r.rotation(*lp, f) {
                                 let orbit = &rot.orbits[index];
                                 let m = init_at(orbit, *it);
-                                nd.bind = Some(Box::new(BindSrc {
+                                let mut ns = BindSrc {
                                     value: f.iter_args[m].1,
                                     sel: src.sel.clone(),
                                     threads: src.threads,
                                     fixed: src.fixed.clone(),
-                                }));
+                                };
+                                // Bound again in a loop around, the form stays in this
+                                // loop's last iteration, its variable fixed in the words
+                                // too (exec seed 2070 at 100 ops: the read of the last inner
+                                // trip, bound in the outer loop's first trip, took the words
+                                // of every inner trip and lost its lane).
+                                if let Some((v, x)) = last_fixed {
+                                    ns.note_fixed(v, x, true);
+                                }
+                                nd.bind = Some(Box::new(ns));
                             }
                         }
                     }

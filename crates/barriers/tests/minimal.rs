@@ -7001,3 +7001,40 @@ kernel @k(%n = 3) waves 8 {
         2,
     );
 }
+
+/// Executable seed 2070 (100 ops), reduced: in the even trips of the outer loop, the inner
+/// loop's handles start at `%nxt` (`%C` there) and `%A`; the write of `%nxt[tid]` and the read
+/// of `%y[tid + %j * 64 + 64]` meet in no trip (the read is at `%A[tid + 64]`, then at
+/// `%C[tid + 128]`). The read's last-trip form in the inner loop, bound again in the outer
+/// loop's first trip, took the words of every inner trip and lost its lane: its bind source
+/// did not record the inner variable its last-trip form fixed (`BindSrc::fixed` in
+/// `bind_handles_from`). No barrier (one before). With words `tid + %j * 32 + 64` the last
+/// trip's read meets the write: two.
+#[test]
+fn a_last_trip_form_keeps_its_variable_fixed_when_bound_again() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %C = buffer workgroup 1024
+  for %i = 0 to %n max 4 iter(%cur = %B, %nxt = %C) {
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 2 iter(%x = %nxt, %y = %A) {
+        op "st" write %nxt[tid]
+        op "ld" read %y[tid + %j * 64 + 64]
+        yield %y, %x
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        0,
+        ("%j * 64 + 64]", "%j * 32 + 64]"),
+        2,
+    );
+}
