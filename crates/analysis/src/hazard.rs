@@ -3159,12 +3159,13 @@ impl Accesses {
                 .find(|g| g.iv == iv)
         };
         for g in oa.iter().chain(ob) {
-            let (Some(ga), Some(gb)) = (group(a, g.iv), group(b, g.iv)) else {
-                continue;
-            };
+            // One trip earlier in this loop itself: no longer its same iteration.
             if inner == Some(g.iv) {
                 continue;
             }
+            let (Some(ga), Some(gb)) = (group(a, g.iv), group(b, g.iv)) else {
+                continue;
+            };
             if ga.forms.len() != gb.forms.len() {
                 continue;
             }

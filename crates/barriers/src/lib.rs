@@ -1124,7 +1124,7 @@ impl<'k> Ctx<'k> {
         }
         // Ops confined to one residue of a loop with handles, and the loops' other accesses
         // in each residue (what such an op meets in the next iteration).
-        let res_ops = acc.residue_ops(k);
+        let mut res_ops = acc.residue_ops(k);
         let mut res_loops: Vec<(StmtId, u8)> = res_ops
             .iter()
             .filter_map(|&(_, lp, _, q)| u8::try_from(q).ok().map(|q| (lp, q)))
@@ -1302,7 +1302,6 @@ impl<'k> Ctx<'k> {
         // as a plain loop, by the `if`s on its variable (exec seed 6711 at 100 ops: a key
         // pending since before it met the write after an `if` it could not have skipped in
         // the first trip, which the residue of a loop with bound handles would have told).
-        let mut res_ops = res_ops;
         c.res_loops.retain(|x| loop_binds[x.0.index()]);
         res_ops.retain(|x| loop_binds[x.1.index()]);
         let plain = plain_residue_loops(k, &loop_binds, &c.inner_loop, &block_of, &c.res_loops);
