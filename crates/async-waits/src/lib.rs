@@ -17,7 +17,7 @@ mod place;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use syncopt_analysis::hazard::{Accesses, Mode};
+use syncopt_analysis::hazard::{Access, Accesses, Mode};
 use syncopt_analysis::{Covered, Explain, InsertOptions, PassReport};
 use syncopt_ir::{
     BlockId, Counter, Diagnostic, EntityRef, Kernel, Loc, ProgramPoint, StmtId, StmtKind, SyncOp,
@@ -714,11 +714,42 @@ fn cross_thread(
                 l = up[x.index()];
             }
         }
-        ids(copy).iter().any(|&a| {
-            let a = &acc.accesses[a as usize];
-            if a.mode == Mode::Read {
-                return false;
-            }
+        // Out of an exact loop the verifier unrolls: a copy's iteration forms there, each with
+        // that loop's variable fixed (the last one's from its last iteration, `Reach::past`;
+        // every one's from some iteration, `Reach::left`), as the barrier pass takes them
+        // leaving the loop (`State::leave_last`, `leave_earlier`; exec seed 9951: a copy
+        // through a handle that holds an outer trip's slot in its odd trips met the next outer
+        // trip's read of the other slot at any distance). `None` else.
+        let exact_forms = |d: u32| -> Option<Vec<u32>> {
+            let exact = |m: StmtId| match &k.stmts[m].kind {
+                StmtKind::For(f) => match (f.lo, f.trips().exact()) {
+                    (syncopt_ir::Bound::Const(_), Some(n)) => Some((f.iv, n)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let v = match (reach.past, reach.left) {
+                (Some(m), l) if l.is_none_or(|l| l == m) => {
+                    let (iv, n) = exact(m)?;
+                    vec![acc.last_iv_form(d, iv, n)?]
+                }
+                (None, Some(m)) => {
+                    let (iv, n) = exact(m)?;
+                    let mut v = acc.earlier_iv_forms(d, iv, n, false).unwrap_or_default();
+                    v.extend(acc.last_iv_form(d, iv, n));
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                }
+                _ => return None,
+            };
+            (!v.is_empty()).then_some(v)
+        };
+        let writes = ids(copy)
+            .iter()
+            .map(|&a| &acc.accesses[a as usize])
+            .filter(|a| a.mode != Mode::Read);
+        let base_of = |a: &Access| -> u32 {
             // The iteration distances to test (see `Accesses::conflict`): 0, the copy of
             // this very iteration; 1, of the previous iteration of its only loop; 2, any.
             // Paths that cross only loop `m` and loops inside it (`Carried::One`/`Loop`)
@@ -733,14 +764,22 @@ fn cross_thread(
             // From the last iteration of a loop the copy has a form in (an exact loop's), that
             // form decides below (`Carried::Exit`, `fixed`), as the barrier pass binds it
             // (`State::leave_loop`) before its exit form.
-            let base = match (reach.past, reach.carried) {
+            match (reach.past, reach.carried) {
                 (Some(m), _) | (None, Carried::Exit(m)) if acc.last_bound(a.desc, m).is_none() => {
                     acc.loop_exit(a.desc, m)
                 }
                 _ => None,
             }
             .or_else(|| reach.left.and_then(|m| acc.loop_exit(a.desc, m)))
-            .unwrap_or(a.desc);
+            .unwrap_or(a.desc)
+        };
+        let bases: Vec<_> = writes
+            .flat_map(|a| {
+                let v = exact_forms(a.desc).unwrap_or_else(|| vec![base_of(a)]);
+                v.into_iter().map(move |b| (a, b))
+            })
+            .collect();
+        bases.into_iter().any(|(a, base)| {
             let ivs = &acc.descs[base as usize].ivs;
             let moved = |m: StmtId| {
                 ivs.iter().any(|&v| match k.values[v].kind {
@@ -801,13 +840,14 @@ fn cross_thread(
                 })
                 .or(own);
             // A consumer inside that loop, reached with no back edge of it crossed since:
-            // the first iteration of the loop's next run.
-            let rerun = reach
-                .past
-                .filter(|&m| fixed.is_some() && !reach.again && inside(consumer, m));
+            // the first iteration of the loop's next run, whatever form the copy has (the
+            // barrier pass's `Key::first`; exec seed 8634: a copy of the inner loop's last
+            // trip met the next outer trip's write through the inner handle as if in any
+            // inner trip).
+            let rerun = reach.past.filter(|&m| !reach.again && inside(consumer, m));
             let carried = match (carried, fixed) {
                 (Some(_), Some(d)) => Some((d, 0, rerun)),
-                (c, _) => c.map(|(x, d)| (x, d, None)),
+                (c, _) => c.map(|(x, d)| (x, d, rerun)),
             };
             let next = match (reach.carried, res) {
                 (Carried::One(m), Some((op_res, _, _))) => match op_res.get(&copy) {
@@ -829,14 +869,31 @@ fn cross_thread(
             // whose results the copy's form there names has not run again either
             // (`Accesses::bind_run_lasts`; plain gen seed 2898 on sm).
             let exit_run = matches!(reach.carried, Carried::Exit(_)) && reach.past.is_none();
+            // One back edge of a loop with a constant start crossed: the consumer is in a
+            // later trip of it than the first (the barrier pass's `Key::later` and
+            // `Key::lat`; exec seed 8203: a copy of an inner loop's last trip met the next
+            // outer trip's write as if in the first outer trip).
+            let lat = match reach.carried {
+                Carried::One(m) => match &k.stmts[m].kind {
+                    StmtKind::For(f) if matches!(f.lo, syncopt_ir::Bound::Const(_)) => Some(f.iv),
+                    _ => None,
+                },
+                _ => None,
+            };
             let dists = reach
                 .same
-                .then(|| (same_iteration(a.desc), 0, None, None, None, true))
+                .then(|| (same_iteration(a.desc), 0, None, None, None, true, None))
                 .into_iter()
-                .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next, last, exit_run)));
+                .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next, last, exit_run, lat)));
             dists
                 .into_iter()
-                .any(|(x, d, rerun, next, last, same_run)| {
+                .any(|(x, d, rerun, next, last, same_run, lat)| {
+                    let meets = |x: u32, b: u32| {
+                        acc.conflict_across_waves(x, d, b, wave)
+                            && lat.is_none_or(|iv| {
+                                acc.conflict_across_waves_later(x, d, b, wave, (iv, None))
+                            })
+                    };
                     ids(consumer).iter().any(|&b| {
                         let b = acc.accesses[b as usize].desc;
                         // In the copy's iteration of every loop around it, a loop whose results
@@ -850,11 +907,9 @@ fn cross_thread(
                         let b = next.map_or(b, |n| in_residue(b, n));
                         let b = rerun.map_or(b, |m| acc.first_bound(b, m));
                         if entered.is_empty() {
-                            return acc.conflict_across_waves(x, d, b, wave);
+                            return meets(x, b);
                         }
-                        entered
-                            .iter()
-                            .all(|&l| acc.conflict_across_waves(x, d, acc.first_bound(b, l), wave))
+                        entered.iter().all(|&l| meets(x, acc.first_bound(b, l)))
                     })
                 })
         })

@@ -215,7 +215,17 @@ struct Key {
     /// outer iteration's write through a handle that holds another buffer in the other
     /// residue). `OLD_RES` else; not for async producers.
     ores: u8,
+    /// The variable (value index) of the innermost exact loop around the current point
+    /// without bound handles (`Ctx::lat_loop`) whose back edge the key crossed in the loop's
+    /// current run: the current trip is not the loop's first, so the accesses met are in a
+    /// later trip (`Accesses::conflict_across_waves_later`; exec seed 8203: a copy of the
+    /// last inner trip met the next outer trip's write as if in the first outer trip, which
+    /// writes the copy's slot at the other threads' words). `NO_LAT` else.
+    lat: u32,
 }
+
+/// `Key::lat`: none.
+const NO_LAT: u32 = u32::MAX;
 
 /// `Key::ores` for key `k` entering an inner loop: the residue its path told in the loop
 /// around, which it is in again when it leaves the inner loop (`State::leave_loop`), also
@@ -284,7 +294,7 @@ const OLD_RES: u8 = u8::MAX - 1;
 
 /// `Sim::back_edge`: the two-trip binding (the loop and its `no_bind` descriptors), whether
 /// the loop binds handles, the residue period.
-type BackEdge<'c> = (Option<(StmtId, &'c [bool])>, bool, Option<u8>);
+type BackEdge<'c> = (Option<(StmtId, &'c [bool])>, bool, bool, Option<u8>);
 
 /// Pending accesses: key -> (newest stamp, newest access with that key).
 #[derive(Clone, Debug, Default)]
@@ -434,7 +444,8 @@ impl State {
                 | ((k.res as u64) << 32)
                     ^ ((k.br as u64).rotate_left(48))
                     ^ (k.up as u64).rotate_left(9)
-                    ^ ((k.pin as u64) << 32).rotate_left(17);
+                    ^ ((k.pin as u64) << 32).rotate_left(17)
+                    ^ (k.lat as u64).rotate_left(27);
             if with_access {
                 x ^= (a as u64)
                     .rotate_left(21)
@@ -467,10 +478,11 @@ impl State {
         o: &State,
         acc: &Accesses,
         iv: ValueId,
-        (first, binds): (Option<(StmtId, &[bool])>, bool),
+        (first, binds, lat): (Option<(StmtId, &[bool])>, bool, bool),
         period: Option<u8>,
         needs_later: &dyn Fn(&Key) -> bool,
     ) {
+        let lat = if lat { iv.index() as u32 } else { NO_LAT };
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
         let bind = |k: &Key| -> Option<u32> {
             let (lp, no_bind) = first?;
@@ -496,6 +508,7 @@ impl State {
                     || k.first
                     || k.back
                     || (binds && !k.later && needs_later(k))
+                    || (lat != NO_LAT && k.lat != lat)
                     || bind(k).is_some()
             })
         {
@@ -513,6 +526,9 @@ impl State {
                 k.back = false;
                 k.first = false;
                 k.later = true;
+            }
+            if lat != NO_LAT {
+                k.lat = lat;
             }
             if let Some(b) = bind(&k) {
                 k.desc = b;
@@ -628,8 +644,10 @@ impl State {
     }
 
     /// Marks every pending access as older than the entry of the loop about to run; `outer`:
-    /// the innermost loop with handles around it (`Key::up`).
-    fn enter_loop(&self, outer: u32) -> State {
+    /// the innermost loop with handles around it (`Key::up`), whose variable is `outer_iv`
+    /// (`NO_LAT`: none): a key past its back edge (`Key::later`) is in a later trip of it
+    /// than the first all through the inner loop (`Key::lat`).
+    fn enter_loop(&self, outer: u32, outer_iv: u32) -> State {
         let mut out = State {
             m: VecMap {
                 v: buffer(self.m.len() + 8),
@@ -646,6 +664,11 @@ impl State {
                     run: false,
                     prev: false,
                     later: false,
+                    lat: if k.later && outer_iv != NO_LAT {
+                        outer_iv
+                    } else {
+                        k.lat
+                    },
                     up: if outer == u32::MAX {
                         NO_UP
                     } else if k.first {
@@ -759,7 +782,7 @@ impl State {
     /// seed 368 at 100 ops). Not async producers (async-waits binds them by handles alone).
     fn leave_last(&mut self, acc: &Accesses, iv: ValueId, n: u64) {
         let form = |k: &Key| -> Option<u32> {
-            if k.asy || k.carried != 0 {
+            if k.carried != 0 {
                 return None;
             }
             acc.last_iv_form(k.desc, iv, n)
@@ -775,8 +798,7 @@ impl State {
     /// at most `MAX_EARLIER` forms.
     fn leave_earlier(&mut self, acc: &Accesses, iv: ValueId, n: u64) {
         let forms = |k: &Key| -> Option<Vec<u32>> {
-            if k.asy || !matches!(k.carried, 1 | CARRIED_IN_LOOP) || acc.dist_iv(k.desc) != Some(iv)
-            {
+            if !matches!(k.carried, 1 | CARRIED_IN_LOOP) || acc.dist_iv(k.desc) != Some(iv) {
                 return None;
             }
             // A form through a handle it has no binding of (a handle of a loop around,
@@ -1659,6 +1681,13 @@ impl<'k> Ctx<'k> {
                     .acc
                     .last_bound(d, StmtId::new(lp as usize))
                     .unwrap_or(d),
+                // Made in a residue the path told, one back edge back: the consumer in the
+                // next residue's form, as async-waits' check binds it (`Carried::One` of the
+                // loop the copy's residue is of; exec seed 8634: a copy of the odd trip met
+                // the even trip's write through the other handle value).
+                _ if k.res < OLD_RES && k.later && !k.prev => {
+                    self.res_form(d, self.res_loop_at(b), k.res).unwrap_or(d)
+                }
                 _ => d,
             };
             // Pending since before the loop around too, still in its first trip (`Key::up`).
@@ -1673,7 +1702,8 @@ impl<'k> Ctx<'k> {
             }
             return self
                 .later_conflict(k, b, u, trip)
-                .unwrap_or_else(|| self.conflict_in_trip(k, b, u, trip));
+                .unwrap_or_else(|| self.conflict_in_trip(k, b, u, trip))
+                && self.lat_conflict(k, u);
         }
         // The branch the path took at the last `if` with results (`Key::br`): both forms
         // bound the access, so a conflict needs both, whatever form the access takes below
@@ -1726,7 +1756,8 @@ impl<'k> Ctx<'k> {
         };
         let met = self
             .later_conflict(k, b, d, trip)
-            .unwrap_or_else(|| self.conflict_in_trip(k, b, d, trip));
+            .unwrap_or_else(|| self.conflict_in_trip(k, b, d, trip))
+            && self.lat_conflict(k, d);
         met && self.exit_agrees(k, a)
     }
 
@@ -1746,6 +1777,13 @@ impl<'k> Ctx<'k> {
         }
         let iv = self.later_iv(b)?;
         Some(self.conflict_later(k, d, iv, trip.or_else(|| self.later_residue(k, b))))
+    }
+
+    /// Key `k` against `d` in a later trip than the first of the loop `Key::lat` names (true
+    /// where it names none). A second test beside the others: each is sound alone.
+    #[inline]
+    fn lat_conflict(&self, k: &Key, d: u32) -> bool {
+        k.lat == NO_LAT || self.conflict_later(k, d, ValueId::new(k.lat as usize), None)
     }
 
     /// `Accesses::conflict_across_waves_later` behind the quick filter of `conflict`: key `k`
@@ -1877,6 +1915,15 @@ impl<'k> Ctx<'k> {
             && self.k.blocks[f.body]
                 .parent
                 .is_some_and(|l| self.plain_res[l.index()])
+    }
+
+    /// A loop whose back edge marks keys with `Key::lat`: no bound handles (`Key::later` is
+    /// about those), a constant start and 2 to 8 trips (the exact loops whose accesses have
+    /// iteration forms, `Accesses::bind_first_ivs`).
+    fn lat_loop(&self, f: &ForData) -> bool {
+        matches!(f.lo, syncopt_ir::Bound::Const(_))
+            && f.trips().exact().is_some_and(|n| (2..=8).contains(&n))
+            && !self.binds_loop(f)
     }
 
     fn binds_loop(&self, f: &ForData) -> bool {
@@ -2588,6 +2635,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     ares: NO_RES,
                     ores: if c.asy[a as usize] { OLD_RES } else { ores },
                     run: c.run_desc[c.desc(a) as usize],
+                    lat: NO_LAT,
                 },
                 stamp,
                 a,
@@ -2791,7 +2839,31 @@ impl<'c, 'k> Sim<'c, 'k> {
         let entry = if self.c.binds_loop(f) {
             let s = self.c.k.blocks[f.body].parent;
             let outer = s.map_or(u32::MAX, |s| self.c.up_loop[s.index()]);
-            entry.enter_loop(outer)
+            let outer_iv = self.c.loop_iv(outer).map_or(NO_LAT, |v| v.index() as u32);
+            // An async copy of the current iteration of the loop around whose path told its
+            // residue (`Key::ares`, about that loop) takes that residue's form now, as it
+            // does leaving that loop: inside this one the residue would be about this one
+            // (exec seed 6636: a copy into the handle that holds `%A` in the even trips met
+            // the same trip's copy into `%B` in an inner loop there).
+            let mut entry = entry;
+            if outer != u32::MAX && entry.m.keys().any(|k| k.ares != NO_RES) {
+                let c = self.c;
+                entry.rekey(
+                    |k| k.ares == NO_RES,
+                    |k| {
+                        let desc = match k.carried {
+                            0 => c.res_form(k.desc, outer, k.ares).unwrap_or(k.desc),
+                            _ => k.desc,
+                        };
+                        Key {
+                            desc,
+                            ares: NO_RES,
+                            ..k
+                        }
+                    },
+                );
+            }
+            entry.enter_loop(outer, outer_iv)
         } else if self.c.plain_res_loop(f) {
             // The state at the entry flows into the first iteration: residue 0 (async copies
             // too: async-waits' check knows a path that entered the loop and crossed none of
@@ -2850,7 +2922,12 @@ impl<'c, 'k> Sim<'c, 'k> {
             Some(lp) if f.trips().max == Some(2) && bound => Some((lp, &c.async_desc[..])),
             _ => None,
         };
-        (first, bound, lp.and_then(|lp| c.res_period(lp)))
+        (
+            first,
+            bound,
+            c.lat_loop(f),
+            lp.and_then(|lp| c.res_period(lp)),
+        )
     }
 
     /// The state leaving loop `f` after its last iteration's `out`.
@@ -2943,6 +3020,11 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             exit.leave_only(&c.acc, lp, f.iv);
         }
+        // Out of the loop whose later trips `Key::lat` was about.
+        let lat = f.iv.index() as u32;
+        if exit.m.keys().any(|k| k.lat == lat) {
+            exit.rekey_some(|k| (k.lat == lat).then_some(Key { lat: NO_LAT, ..*k }));
+        }
         exit.carry(&c.acc, f.iv, true);
         exit
     }
@@ -2955,7 +3037,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         let syncopt_ir::Bound::Const(lo) = f.lo else {
             unreachable!("unrolled loops start at a constant");
         };
-        let (first, bound, period) = self.back_edge(f);
+        let (first, bound, lat, period) = self.back_edge(f);
         let mut inp = entry;
         let mut out = State::default();
         let mut trace = self.traces.pop().unwrap_or_default();
@@ -2969,7 +3051,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                 let crossing = only.as_ref().unwrap_or(&out);
                 let c = self.c;
                 let needs = |k: &Key| c.meets_later(lp, k);
-                inp.join_carried(crossing, &c.acc, f.iv, (first, bound), period, &needs);
+                inp.join_carried(crossing, &c.acc, f.iv, (first, bound, lat), period, &needs);
             }
         }
         self.traces.push(trace);
@@ -3001,7 +3083,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                 break out;
             }
             let mut next = entry.clone();
-            let (first, bound, period) = self.back_edge(f);
+            let (first, bound, lat, period) = self.back_edge(f);
             let lp = self.c.k.blocks[f.body].parent;
             let only = lp.and_then(|lp| out.only_crossing(acc, lp, f.iv));
             let c = self.c;
@@ -3010,7 +3092,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                 only.as_ref().unwrap_or(&out),
                 acc,
                 f.iv,
-                (first, bound),
+                (first, bound, lat),
                 period,
                 &needs,
             );

@@ -7038,3 +7038,142 @@ kernel @k(%n = 2) waves 2 {
         2,
     );
 }
+
+/// Executable seed 9951 (100 ops), reduced: the inner loop's copy goes to `%A` in its even
+/// trips and to the outer trip's slot `%r` in its odd ones; the next outer trip reads the
+/// other slot. Out of the exact inner loop the copy now takes its iteration forms, each with
+/// the inner variable fixed (`State::leave_last`, `leave_earlier`, and async-waits' check
+/// from `Reach::past` and `Reach::left`), which meet the next outer trip at distance 1;
+/// before, an async producer left the loop unbound, at any outer distance. One barrier (two
+/// before). Reading all of `%D` instead, the next trip's read meets the copy: two.
+#[test]
+fn an_async_copy_leaves_an_exact_loop_in_its_iteration_forms() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 2 {
+  %A = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i = 0 to 4 {
+    %r = view %D slot (%i + 1) mod 2
+    op "ds_read" read %r
+    for %j = 0 to 4 iter(%cur = %A, %nxt = %r) {
+      op "gather_to_lds" async write %cur[-tid + 255], read %G[tid + %j * 256 + 64]
+      yield %nxt, %cur
+    }
+  }
+}
+"#;
+    minimal_counts(src, 1, ("read %r\n", "read %D\n"), 2);
+}
+
+/// Executable seed 8203 (100 ops), reduced: the copy of the inner loop's last trip writes
+/// words `tid` of `%D[0:4096]`; the next outer trips write slot `%i mod 2` at words
+/// `tid + %i * 64 + 384`, which meet those words only in the first outer trip. A key past the
+/// outer loop's back edge is in a later trip of it, also inside the inner loop, whose entry
+/// cleared `Key::later` (`Key::lat`; async-waits' check from `Carried::One` of a loop with a
+/// constant start). One barrier (two before: the copy met the first trip's words). With
+/// words `tid + %i * 32 + 64` the third trip's write meets the copy of the second: two.
+#[test]
+fn a_key_past_an_outer_back_edge_meets_its_later_trips_inside_an_inner_loop() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 8 {
+  %B = buffer workgroup 4096
+  %D = buffer workgroup 8192
+  %G = buffer global 32768
+  for %i = 0 to 3 {
+    %w = view %D slot (%i) mod 2
+    %d = view %D[0:4096]
+    for %j = 0 to 2 iter(%cur = %B, %nxt = %d) {
+      op "ds_write" write %w[tid + %i * 64 + 384]
+      op "gather_to_lds" async write %cur[tid], read %G[tid + %j * 1024 + 384]
+      yield %nxt, %cur
+    }
+  }
+}
+"#;
+    minimal_counts(src, 1, ("%i * 64 + 384]", "%i * 32 + 64]"), 2);
+    // The same with a plain store: the rule is not about copies.
+    let plain = src.replace(
+        "op \"gather_to_lds\" async write %cur[tid], read %G[tid + %j * 1024 + 384]",
+        "op \"ds_write\" write %cur[tid]",
+    );
+    assert_ne!(plain, src);
+    minimal_on(&[Target::Gfx950, Target::Sm90], &plain, 1);
+}
+
+/// Executable seed 6636 (100 ops), reduced: the first copy goes through `%cur`, which holds
+/// `%A` in the even trips, the only ones that run the inner loop and its copy into `%B`. The
+/// first copy's path told its residue (`Key::ares`), but entering the inner loop cleared it
+/// (inside, a residue is about that loop): the copy now takes the residue's form there, as
+/// it does leaving the loop around. One barrier on the monolithic targets (two before).
+/// Running the inner loop in every trip, the copies meet in the odd ones: two.
+#[test]
+fn an_async_copy_takes_its_residue_form_entering_an_inner_loop() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %G = buffer global 16384
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %B) {
+    op "gather_to_lds" async write %cur, read %G[8192:10240]
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 3 {
+        if uniform %j mod 2 == 0 {
+          op "gather_to_lds" async write %B[tid], read %G[tid + %j * 512 + 128]
+        }
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942, Target::Sm90],
+        src,
+        1,
+        ("if uniform %i mod 2 == 0 {", "if uniform %n > 0 {"),
+        2,
+    );
+}
+
+/// Executable seed 8634 (100 ops), reduced: the copy runs in the odd trips of the inner loop,
+/// through `%c`, then the outer handle `%nxt`; the next trip writes `%c`, `%B` there. A
+/// loose copy past the back edge now meets the next trip's write in the residue its path
+/// tells (`Key::res`), as async-waits' check binds it (`Carried::One`), and that check binds
+/// the next outer trip's write to the inner loop's first trip without a one-place form of
+/// the copy. One barrier on the wave-64 targets (two before). With `%c` always `%B` the
+/// copy meets the next trip's write: two.
+#[test]
+fn a_loose_async_copy_meets_the_next_trip_in_its_residue() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  %d = view %D[0:1024]
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %d) {
+    for %j = 0 to %n max 4 iter(%c = %B, %x = %nxt) {
+      op "ds_write" write %c[tid + 128]
+      if uniform %j mod 2 == 0 {
+      } else {
+        op "gather_to_lds" async write %c[-tid + 255], read %G[tid + %j * 256]
+      }
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("iter(%c = %B, %x = %nxt)", "iter(%c = %B, %x = %B)"),
+        2,
+    );
+}
