@@ -2949,7 +2949,27 @@ impl Accesses {
             // The callers tested the two descriptors themselves already.
             return true;
         }
-        self.forms_conflict_in(a, a_carried, b, test, None)
+        self.forms_conflict_top(a, a_carried, b, test, None)
+    }
+
+    /// `forms_conflict_in` at the first level, where `a` has forms in two or more exact
+    /// loops: in the same iteration (`a_carried` 0), each loop's forms first, a conflict
+    /// needing all (each holds alone). The forms a loop's iteration fixes may have none of
+    /// their own in another loop, whose pairing the other order keeps (exec seed 4586: the
+    /// outer trip's form of a write through an inner handle started from the outer one lost
+    /// the inner trips, and met the same inner trip's write of another thread's word).
+    fn forms_conflict_top(
+        &self,
+        a: u32,
+        a_carried: u8,
+        b: u32,
+        test: &dyn Fn(&Desc, u8, &Desc) -> bool,
+        later: Later,
+    ) -> bool {
+        let groups = self.forms_of(a).len();
+        self.forms_conflict_from(a, a_carried, b, test, later, 0)
+            && (a_carried != 0
+                || (1..groups).all(|g| self.forms_conflict_from(a, 0, b, test, later, g)))
     }
 
     /// `forms_conflict` below its first level: `test` where neither has forms.
@@ -2961,8 +2981,21 @@ impl Accesses {
         test: &dyn Fn(&Desc, u8, &Desc) -> bool,
         later: Later,
     ) -> bool {
+        self.forms_conflict_from(a, a_carried, b, test, later, 0)
+    }
+
+    /// `forms_conflict_in` with `a`'s forms in its `group`-th exact loop taken first.
+    fn forms_conflict_from(
+        &self,
+        a: u32,
+        a_carried: u8,
+        b: u32,
+        test: &dyn Fn(&Desc, u8, &Desc) -> bool,
+        later: Later,
+        group: usize,
+    ) -> bool {
         let (fa, fb) = (self.forms_of(a), self.forms_of(b));
-        if let Some(f) = fa.first() {
+        if let Some(f) = fa.get(group) {
             let da = &self.descs[a as usize];
             let gb = fb.iter().find(|g| g.iv == f.iv);
             let n = f.forms.len();
@@ -3109,7 +3142,7 @@ impl Accesses {
         // The descriptors themselves were tested above.
         let test =
             |x: &Desc, c: u8, y: &Desc| desc_conflict(x, c, y, n) && !same_wave_only(x, y, wave);
-        (fa.is_empty() && fb.is_empty() || self.forms_conflict_in(a, a_carried, b, &test, later))
+        (fa.is_empty() && fb.is_empty() || self.forms_conflict_top(a, a_carried, b, &test, later))
             && self.periodic_conflict(a, a_carried, b, &test)
             && self.outer_forms_conflict(a, a_carried, b, &test, later)
     }
@@ -4694,6 +4727,30 @@ fn handles_in_iteration(
         add_iv(&mut nd, v, st);
     }
     nd.only = d.only.clone();
+    // Still through a handle (of a loop around the fixed one): the initial value the fixed
+    // loop's handle holds in this iteration is the source of the form's own bindings, its
+    // variable fixed, as `bind_handles_from` makes them (exec seed 4586: an inner trip's
+    // form through the outer handle had no source, so no forms in the outer trips, and met
+    // the same trip's write of another thread's word in the outer trip that held `%A`).
+    if let (Some((lp, it)), true) = (r.fix, nd.regions.iter().any(|g| g.handle.is_some())) {
+        if let (ValueKind::IterArg { stmt, index }, StmtKind::For(f)) =
+            (k.values[src.value].kind, &k.stmts[lp].kind)
+        {
+            if stmt == lp {
+                if let Some(rot) = r.rotation(lp, f) {
+                    let m = init_at(&rot.orbits[index], it);
+                    let mut ns = BindSrc {
+                        value: f.iter_args[m].1,
+                        sel: src.sel.clone(),
+                        threads: src.threads,
+                        fixed: src.fixed.clone(),
+                    };
+                    ns.note_fixed(iv, x, true);
+                    nd.bind = Some(Box::new(ns));
+                }
+            }
+        }
+    }
     Some(nd)
 }
 

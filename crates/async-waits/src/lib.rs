@@ -803,11 +803,18 @@ fn cross_thread(
                 Carried::Loop(_) => Some((base, 2)),
                 // From the loop's last iteration: its form there, when the loop has one
                 // (the same iteration as every later access once no variable is left).
-                Carried::Exit(m) => Some(match acc.last_bound(a.desc, m) {
-                    Some(d) if acc.one_place_at(k, d, m) => (d, 0),
-                    Some(d) => (d, 2),
-                    None => (a.desc, 2),
-                }),
+                // The copy's form `base` there, where it has one (an iteration form of an
+                // inner loop it left, exec seed 4586's: its handles of this loop bound too).
+                Carried::Exit(m) => Some(
+                    match acc
+                        .last_bound(base, m)
+                        .or_else(|| acc.last_bound(a.desc, m))
+                    {
+                        Some(d) if acc.one_place_at(k, d, m) => (d, 0),
+                        Some(d) => (d, 2),
+                        None => (a.desc, 2),
+                    },
+                ),
             };
             // Left a loop from its last iteration first (`Reach::past`): where the copy's
             // form there is one fixed place, that is where it wrote, whatever came after.

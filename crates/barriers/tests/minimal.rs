@@ -7177,3 +7177,47 @@ kernel @k(%n = 1) waves 2 {
         2,
     );
 }
+
+/// Executable seed 4586 (100 ops), reduced: in the inner loop's first trip `%c` is the outer
+/// handle, `%A` only in the outer loop's second trip, where the copy writes words
+/// `tid + 64`: the same thread's words that trip's `ds_write` of `%A[tid + %j * 64 + 64]`
+/// writes. The inner trip's form through the outer handle now has a bind source (the
+/// initial value the inner handle holds there, `handles_in_iteration`), so forms in the outer
+/// trips; and a descriptor with forms in two loops is compared with each loop's forms first
+/// (`Accesses::forms_conflict_top`): the outer trip's form had lost the inner trips. One
+/// barrier on the wave-64 targets (two before). At words `tid + %j * 64 + 32` another
+/// thread's word meets the copy: two.
+#[test]
+fn forms_of_two_loops_pair_each_loops_trips_first() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %G = buffer global 8192
+  for %i = 0 to 3 iter(%cur = %B, %nxt = %A) {
+    for %j = 0 to 2 iter(%c = %cur, %x = %B) {
+      op "gather_to_lds" async write %c[tid + %i * 64], read %G[tid + %j * 256]
+      op "ds_write" write %A[tid + %j * 64 + 64]
+      op "ds_write" write %c[tid]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("%j * 64 + 64]", "%j * 64 + 32]"),
+        2,
+    );
+    // A plain store there too.
+    let plain = src.replace(
+        "op \"gather_to_lds\" async write %c[tid + %i * 64], read %G[tid + %j * 256]",
+        "op \"ds_write\" write %c[tid + %i * 64]",
+    );
+    assert_ne!(plain, src);
+    minimal_on(&[Target::Gfx950, Target::Gfx942], &plain, 1);
+}
