@@ -566,8 +566,11 @@ impl State {
     /// variable its address names is an outer loop's, whose handle rule then holds no more;
     /// plain gen seed 3235 on sm). `None` when no key is such.
     fn only_crossing(&self, acc: &Accesses, lp: StmtId, iv: ValueId) -> Option<State> {
+        // Async copies too, as async-waits' check takes them across that back edge
+        // (`Carried::One`, exec seed 1189: a copy of a two-trip loop's first trip met the
+        // second trip's write through the outer loop's other handle, its distance unknown).
         let form = |k: &Key| {
-            if k.asy || k.carried != 0 {
+            if k.carried != 0 {
                 return None;
             }
             let d = &acc.descs[k.desc as usize];

@@ -7221,3 +7221,42 @@ kernel @k(%n = 2) waves 2 {
     assert_ne!(plain, src);
     minimal_on(&[Target::Gfx950, Target::Gfx942], &plain, 1);
 }
+
+/// Executable seed 1189 (100 ops), reduced: the copy runs in the first trip of the two-trip
+/// inner loop only (`Desc::only`) and writes the outer loop's `%nxt`; the second trip writes
+/// `%c`, the outer loop's `%cur` there. Crossing the inner back edge, a copy now takes its
+/// form made in any trip there (`State::only_crossing`, as other accesses), in the same
+/// outer trip; before, its distance became unknown, and the two outer handles met as if
+/// the outer loop had moved. Two barriers on the wave-64 targets (three before). Copying
+/// into `%cur` instead, the second trip's write meets the copy: three.
+#[test]
+fn an_async_copy_of_some_trips_crosses_the_back_edge_in_the_same_outer_trip() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %B) {
+    %d = view %D[0:2048]
+    for %j = 0 to 2 iter(%c = %cur, %x = %d) {
+      op "ds_write" write %x[-tid + 511]
+      op "ds_read" read %A[tid + 128]
+      if uniform %j mod 2 == 0 {
+        op "gather_to_lds" async write %nxt, read %G[12288:14336]
+      }
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        2,
+        ("async write %nxt, read", "async write %cur, read"),
+        3,
+    );
+}
