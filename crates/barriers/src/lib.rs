@@ -50,6 +50,10 @@
 //! values with that outer handle kept. A loose async producer leaves a loop of known trips
 //! bound only where its last iteration wrote one fixed place (`Key::pin`; async-waits
 //! follows it there, `Reach::past`), and meets that loop's next run in its first trip.
+//! Out of an exact loop the verifier unrolls, an async producer takes its iteration forms
+//! like any access (`State::leave_last`, `leave_earlier`; async-waits' check from
+//! `Reach::past` and `Reach::left`). Past the back edge of a loop with bound forms a key is in
+//! a later trip of it, also inside the inner loops it enters (`Key::lat`).
 //! Per-thread words hold through rotating handles too (`Lane`), in one iteration or at a
 //! known distance. Entering a branch of `if uniform %i mod m == r` (the innermost loop with
 //! handles), what the current iteration made through the handles takes that residue's
