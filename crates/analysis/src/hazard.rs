@@ -664,30 +664,12 @@ impl Accesses {
                     .as_mut()
                     .filter(|nd| nd.regions.iter().any(|g| g.handle.is_some()))
                 {
-                    if let (ValueKind::IterArg { stmt, index }, StmtKind::For(f)) =
-                        (k.values[src.value].kind, &k.stmts[*lp].kind)
-                    {
-                        if stmt == *lp {
-                            if let Some(rot) = r.rotation(*lp, f) {
-                                let orbit = &rot.orbits[index];
-                                let m = init_at(orbit, *it);
-                                let mut ns = BindSrc {
-                                    value: f.iter_args[m].1,
-                                    sel: src.sel.clone(),
-                                    threads: src.threads,
-                                    fixed: src.fixed.clone(),
-                                };
-                                // Bound again in a loop around, the form stays in this
-                                // loop's last iteration, its variable fixed in the words
-                                // too (exec seed 2070 at 100 ops: the read of the last inner
-                                // trip, bound in the outer loop's first trip, took the words
-                                // of every inner trip and lost its lane).
-                                if let Some((v, x)) = last_fixed {
-                                    ns.note_fixed(v, x, true);
-                                }
-                                nd.bind = Some(Box::new(ns));
-                            }
-                        }
+                    // Bound again in a loop around, the form stays in this loop's last
+                    // iteration, its variable fixed in the words too (exec seed 2070 at 100
+                    // ops: the read of the last inner trip, bound in the outer loop's first
+                    // trip, took the words of every inner trip and lost its lane).
+                    if let Some(ns) = initial_src(k, &mut r, src, *lp, *it, last_fixed) {
+                        nd.bind = Some(Box::new(ns));
                     }
                 }
                 out.push((i, desc));
@@ -4733,25 +4715,44 @@ fn handles_in_iteration(
     // form through the outer handle had no source, so no forms in the outer trips, and met
     // the same trip's write of another thread's word in the outer trip that held `%A`).
     if let (Some((lp, it)), true) = (r.fix, nd.regions.iter().any(|g| g.handle.is_some())) {
-        if let (ValueKind::IterArg { stmt, index }, StmtKind::For(f)) =
-            (k.values[src.value].kind, &k.stmts[lp].kind)
-        {
-            if stmt == lp {
-                if let Some(rot) = r.rotation(lp, f) {
-                    let m = init_at(&rot.orbits[index], it);
-                    let mut ns = BindSrc {
-                        value: f.iter_args[m].1,
-                        sel: src.sel.clone(),
-                        threads: src.threads,
-                        fixed: src.fixed.clone(),
-                    };
-                    ns.note_fixed(iv, x, true);
-                    nd.bind = Some(Box::new(ns));
-                }
-            }
+        if let Some(ns) = initial_src(k, r, src, lp, it, Some((iv, x))) {
+            nd.bind = Some(Box::new(ns));
         }
     }
     Some(nd)
+}
+
+/// The bind source of a form bound in iteration `it` of loop `lp` through `src`'s handle:
+/// the initial value that handle holds there, with `fixed` noted (in the words too). `None`
+/// where `src` is no handle of `lp` or `lp`'s handles do not rotate.
+fn initial_src(
+    k: &Kernel,
+    r: &mut Resolver,
+    src: &BindSrc,
+    lp: StmtId,
+    it: u64,
+    fixed: Option<(ValueId, i64)>,
+) -> Option<BindSrc> {
+    let (ValueKind::IterArg { stmt, index }, StmtKind::For(f)) =
+        (k.values[src.value].kind, &k.stmts[lp].kind)
+    else {
+        return None;
+    };
+    if stmt != lp {
+        return None;
+    }
+    let rot = r.rotation(lp, f)?;
+    let m = init_at(&rot.orbits[index], it);
+    let mut ns = BindSrc {
+        value: f.iter_args[m].1,
+        sel: src.sel.clone(),
+        threads: src.threads,
+        fixed: src.fixed.clone(),
+    };
+    if let Some((v, x)) = fixed {
+        ns.note_fixed(v, x, true);
+    }
+    Some(ns)
 }
 
 /// A bound form `nd` (handles of loop `lp` fixed) of a descriptor whose induction variables

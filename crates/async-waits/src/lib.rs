@@ -895,11 +895,10 @@ fn cross_thread(
             dists
                 .into_iter()
                 .any(|(x, d, rerun, next, last, same_run, lat)| {
-                    let meets = |x: u32, b: u32| {
-                        acc.conflict_across_waves(x, d, b, wave)
-                            && lat.is_none_or(|iv| {
-                                acc.conflict_across_waves_later(x, d, b, wave, (iv, None))
-                            })
+                    // `later` only rules pairs out: the one test decides.
+                    let meets = |x: u32, b: u32| match lat {
+                        Some(iv) => acc.conflict_across_waves_later(x, d, b, wave, (iv, None)),
+                        None => acc.conflict_across_waves(x, d, b, wave),
                     };
                     ids(consumer).iter().any(|&b| {
                         let b = acc.accesses[b as usize].desc;

@@ -1648,6 +1648,29 @@ impl<'k> Ctx<'k> {
         }
     }
 
+    /// Every async producer of `st` whose path told its residue of loop `lp` (`Key::ares`)
+    /// in that residue's form (made in the current iteration; `res_form`), `Key::ares`
+    /// cleared.
+    fn take_ares(&self, st: &mut State, lp: u32) {
+        if !st.m.keys().any(|k| k.ares != NO_RES) {
+            return;
+        }
+        st.rekey(
+            |k| k.ares == NO_RES,
+            |k| {
+                let desc = match k.carried {
+                    0 => self.res_form(k.desc, lp, k.ares).unwrap_or(k.desc),
+                    _ => k.desc,
+                };
+                Key {
+                    desc,
+                    ares: NO_RES,
+                    ..k
+                }
+            },
+        );
+    }
+
     /// Descriptor `d` with loop `lp`'s handles bound to residue `r`'s values (`res_forms`).
     fn res_form(&self, d: u32, lp: u32, r: u8) -> Option<u32> {
         form_in(&self.res_forms, d, lp, r)
@@ -2853,22 +2876,8 @@ impl<'c, 'k> Sim<'c, 'k> {
             // (exec seed 6636: a copy into the handle that holds `%A` in the even trips met
             // the same trip's copy into `%B` in an inner loop there).
             let mut entry = entry;
-            if outer != u32::MAX && entry.m.keys().any(|k| k.ares != NO_RES) {
-                let c = self.c;
-                entry.rekey(
-                    |k| k.ares == NO_RES,
-                    |k| {
-                        let desc = match k.carried {
-                            0 => c.res_form(k.desc, outer, k.ares).unwrap_or(k.desc),
-                            _ => k.desc,
-                        };
-                        Key {
-                            desc,
-                            ares: NO_RES,
-                            ..k
-                        }
-                    },
-                );
+            if outer != u32::MAX {
+                self.c.take_ares(&mut entry, outer);
             }
             entry.enter_loop(outer, outer_iv)
         } else if self.c.plain_res_loop(f) {
@@ -2960,25 +2969,10 @@ impl<'c, 'k> Sim<'c, 'k> {
             }
             // An async copy of the last iteration whose path told its residue: that residue's
             // form (`Key::ares`).
-            if exit.m.keys().any(|k| k.ares != NO_RES) {
-                let lpi = c.k.blocks[f.body]
-                    .parent
-                    .map_or(u32::MAX, |l| l.index() as u32);
-                exit.rekey(
-                    |k| k.ares == NO_RES,
-                    |k| {
-                        let desc = match k.carried {
-                            0 => c.res_form(k.desc, lpi, k.ares).unwrap_or(k.desc),
-                            _ => k.desc,
-                        };
-                        Key {
-                            desc,
-                            ares: NO_RES,
-                            ..k
-                        }
-                    },
-                );
-            }
+            let lpi = c.k.blocks[f.body]
+                .parent
+                .map_or(u32::MAX, |l| l.index() as u32);
+            c.take_ares(&mut exit, lpi);
             // Before `leave_loop` binds them to the handles' exit values.
             if let (syncopt_ir::Bound::Const(_), Some(n)) = (f.lo, f.trips().exact()) {
                 exit.leave_earlier(&c.acc, f.iv, n);
