@@ -385,6 +385,10 @@ pub struct Accesses {
     /// fixed its slots, in the order applied, so that forms made again from its `bind`
     /// source (`forms_in_residues`) fix them too.
     residue_binds: FxMap<u32, Vec<(ValueId, StmtId, bool)>>,
+    /// Per exit form `bind_exits` made (it carries no `bind` source): the loop it leaves and
+    /// the source it was resolved from with that loop opened, for its forms in the residues
+    /// of the loops around (`forms_in_residues`); `None` where two sources made the same form.
+    exit_srcs: FxMap<u32, Option<(StmtId, BindSrc)>>,
 }
 
 /// Whether every loop's induction variable has a larger id than those of the loops around it.
@@ -781,7 +785,12 @@ impl Accesses {
         let groups: Vec<(StmtId, Vec<u32>)> = groups.into_iter().collect();
         // Per descriptor of a group: its exit form and the outer loops' first and last
         // iteration forms of it.
-        type Made = Vec<(u32, Desc, Vec<(StmtId, Option<Desc>, Option<Desc>)>)>;
+        type Made = Vec<(
+            u32,
+            Desc,
+            Vec<(StmtId, Option<Desc>, Option<Desc>)>,
+            BindSrc,
+        )>;
         let descs = &self.descs;
         let run_group = |g: usize| -> Made {
             let (lp, ids) = &groups[g];
@@ -827,7 +836,7 @@ impl Accesses {
                         (l, first, last)
                     })
                     .collect();
-                out.push((d, exit, binds));
+                out.push((d, exit, binds, src.clone()));
             }
             out
         };
@@ -845,9 +854,15 @@ impl Accesses {
         let mut index: Option<DescIndex> = None;
         for (g, m) in made.into_iter().enumerate() {
             let lp = groups[g].0;
-            for (d, exit, binds) in m {
+            for (d, exit, binds, src) in m {
                 let ix = index.get_or_insert_with(|| DescIndex::new(&self.descs));
                 let id = ix.intern(&mut self.descs, &mut self.binds, exit);
+                if self.descs[id as usize].bind.is_none() {
+                    let e = self.exit_srcs.entry(id).or_insert(Some((lp, src.clone())));
+                    if e.as_ref().is_some_and(|x| *x != (lp, src)) {
+                        *e = None;
+                    }
+                }
                 for (l, first, last) in binds {
                     let mut put = |f: Desc| ix.intern(&mut self.descs, &mut self.binds, f);
                     let first = first.map_or(id, &mut put);
@@ -1338,11 +1353,15 @@ impl Accesses {
         let n0 = self.descs.len();
         let mut intern: FxMap<Desc, u32> = FxMap::default();
         let mut resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
+        let mut open_resolvers: BTreeMap<(StmtId, u64, StmtId), Resolver> = BTreeMap::new();
         let mut loops = loops.to_vec();
         loops.sort_unstable();
         for d in 0..n0 {
-            let Some(src) = self.descs[d].bind.as_deref().cloned() else {
-                continue;
+            // An exit form: resolved again from its source with the loop it leaves opened.
+            let (src, open) = match (&self.descs[d].bind, self.exit_srcs.get(&(d as u32))) {
+                (Some(src), _) => (src.as_ref().clone(), None),
+                (None, Some(Some((elp, src)))) => (src.clone(), Some(*elp)),
+                _ => continue,
             };
             let handles: Vec<StmtId> = self.descs[d]
                 .regions
@@ -1366,8 +1385,19 @@ impl Accesses {
             let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
             for (lp, q) in mine {
                 for res in 0..q {
-                    let Some(nd) = bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, res)
-                    else {
+                    let nd = match open {
+                        None => bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, res),
+                        Some(elp) => open_bound_in(
+                            k,
+                            &exact,
+                            &mut open_resolvers,
+                            (mode, &ivs),
+                            &src,
+                            (lp, res),
+                            elp,
+                        ),
+                    };
+                    let Some(nd) = nd else {
                         continue;
                     };
                     let nd = self.with_residue_binds(k, d as u32, nd);
@@ -4597,6 +4627,42 @@ fn bound_in<'k>(
     Some(nd)
 }
 
+/// `bound_in` for an exit form of loop `elp` (`bind_exits`): `src` resolved with iteration
+/// `it` of loop `lp` fixed and `elp` opened, as the exit form was made, its own variable
+/// dropped the same way. No `bind` source, as exit forms have none.
+fn open_bound_in<'k>(
+    k: &'k Kernel,
+    exact: &'k LoopInfo,
+    resolvers: &mut BTreeMap<(StmtId, u64, StmtId), Resolver<'k>>,
+    (mode, ivs): (Mode, &[ValueId]),
+    src: &BindSrc,
+    (lp, it): (StmtId, u64),
+    elp: StmtId,
+) -> Option<Desc> {
+    let r = resolvers.entry((lp, it, elp)).or_insert_with(|| {
+        let mut r = Resolver::new(k, exact);
+        r.open = Some(elp);
+        r.fix = Some((lp, it));
+        r
+    });
+    let mut regions = r.regions(src.value);
+    if regions.is_empty() || r.unbound {
+        r.unbound = false;
+        return None;
+    }
+    src.fix_regions(&mut regions);
+    let nd = drop_own_iv(
+        k,
+        make_desc(k, mode, regions, &src.fixed_selector(), src.threads),
+        elp,
+    );
+    let nd = fit_ivs(k, nd, ivs, lp)?;
+    if through_loop(&nd, elp) {
+        return None;
+    }
+    Some(nd)
+}
+
 /// Whether `d`'s address or conditions name induction variable `iv` itself (not only
 /// through a handle of its loop).
 fn uses_iv(d: &Desc, iv: ValueId) -> bool {
@@ -5520,6 +5586,10 @@ struct LoopInfo {
     /// Every loop with handles and an unknown trip count inside no other loop (`top` before
     /// the limit on contexts): their results are told apart only as `top` says.
     outermost: BTreeSet<StmtId>,
+    /// Per loop with two handles or more inside uniform `if`s on one induction variable
+    /// modulo a constant: those `if`s and the branch taken (true: then), innermost last.
+    /// The handles' initial values are taken where the conditions hold (`Resolver::rotation`).
+    guards: FxMap<StmtId, Vec<(StmtId, bool)>>,
 }
 
 impl std::ops::Deref for LoopInfo {
@@ -6050,6 +6120,9 @@ impl Resolver<'_> {
                             {
                                 continue;
                             }
+                            if !by_slots && self.apart_by_guards(stmt, r1, r2) {
+                                continue;
+                            }
                             if !by_slots {
                                 return Some(Rotation {
                                     orbits,
@@ -6070,6 +6143,72 @@ impl Resolver<'_> {
             apart,
             overlap: false,
         })
+    }
+
+    /// Whether initial values `r1` and `r2` of loop `stmt`'s handles, one a slot whose index
+    /// names one induction variable alone, never overlap where the uniform `if`s on that
+    /// variable around the loop hold (`LoopInfo::guards`), the variable taking one value in
+    /// both (exec seed 3113: a slot on `(%i + 1) mod 2` in the even trips of `%i` against
+    /// the other half of the buffer). As for a slot of a constant index: the slot fixed, the
+    /// two are told apart by their bytes.
+    fn apart_by_guards(&self, stmt: StmtId, r1: &Region, r2: &Region) -> bool {
+        let Some(guards) = self.exact.guards.get(&stmt) else {
+            return false;
+        };
+        let slot_var = |r: &Region| match r.slot.as_ref().map(|s| s.index.terms.as_slice()) {
+            Some([(Var::Value(v), _)]) => Some(*v),
+            _ => None,
+        };
+        let k = self.k;
+        for v in [slot_var(r1), slot_var(r2)].into_iter().flatten() {
+            let conds: Vec<(&syncopt_ir::Cond, bool)> = guards
+                .iter()
+                .filter_map(|&(s, br)| match &k.stmts[s].kind {
+                    StmtKind::If(i) if i.cond.expr.terms[0].0 == Var::Value(v) => {
+                        Some((&i.cond, br))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if conds.is_empty() {
+                continue;
+            }
+            // The conditions and slot indices repeat with this period in the variable.
+            let period = [r1, r2]
+                .iter()
+                .filter_map(|r| r.slot.as_ref().map(|s| u64::from(s.count.max(1))))
+                .chain(conds.iter().filter_map(|(c, _)| c.modulo.map(|m| m as u64)))
+                .try_fold(1u64, |p, m| Some(lcm(p, m)).filter(|&p| p <= 4096));
+            let Some(period) = period else {
+                continue;
+            };
+            let mut any = false;
+            let mut met = false;
+            for x in 0..period as i64 {
+                if !conds.iter().all(|(c, br)| c.eval(|_| x) == *br) {
+                    continue;
+                }
+                any = true;
+                let fixed = |r: &Region| -> Option<Region> {
+                    let mut r = r.clone();
+                    if let Some(s) = r.slot.as_mut() {
+                        fix_var(&mut s.index, Var::Value(v), x)?;
+                    }
+                    Some(r)
+                };
+                match (fixed(r1), fixed(r2)) {
+                    (Some(a), Some(b)) if !regions_overlap(&a, &b) || slots_apart(&a, &b) => {}
+                    _ => {
+                        met = true;
+                        break;
+                    }
+                }
+            }
+            if any && !met {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether the initial values `x` and `y` of a loop's handles, taken at its entry in one
@@ -6367,7 +6506,44 @@ fn exact_loops(k: &Kernel) -> LoopInfo {
         trips,
         top,
         outermost,
+        guards: loop_guards(k),
     }
+}
+
+/// `LoopInfo::guards` of kernel `k`.
+fn loop_guards(k: &Kernel) -> FxMap<StmtId, Vec<(StmtId, bool)>> {
+    let mut out = FxMap::default();
+    let mut stack: Vec<(syncopt_ir::BlockId, Vec<(StmtId, bool)>)> = vec![(k.body, Vec::new())];
+    while let Some((b, guards)) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            match &k.stmts[s].kind {
+                StmtKind::For(f) => {
+                    if f.iter_args.len() >= 2 && !guards.is_empty() {
+                        out.insert(s, guards.clone());
+                    }
+                    stack.push((f.body, guards.clone()));
+                }
+                StmtKind::If(i) => {
+                    let on_iv = i.uniformity == syncopt_ir::Uniformity::Uniform
+                        && i.cond.modulo.is_some_and(|m| (1..=64).contains(&m))
+                        && matches!(i.cond.expr.terms.as_slice(),
+                            [(Var::Value(v), _)] if matches!(k.values[*v].kind, ValueKind::Iv(_)));
+                    for (blk, br) in [(Some(i.then_block), true), (i.else_block, false)] {
+                        let Some(blk) = blk else {
+                            continue;
+                        };
+                        let mut g = guards.clone();
+                        if on_iv {
+                            g.push((s, br));
+                        }
+                        stack.push((blk, g));
+                    }
+                }
+                kind => stack.extend(kind.child_block_ids().map(|c| (c, guards.clone()))),
+            }
+        }
+    }
+    out
 }
 
 /// Most loops inside no loop, with handles and an unknown trip count, whose results are told

@@ -1000,6 +1000,10 @@ struct Ctx<'k> {
     /// innermost loop around it that `Key::res` follows (`u32::MAX`: none); empty else (then
     /// `inner_loop` is that loop).
     res_loop: Vec<u32>,
+    /// Per block (empty when no loop is followed): the loop `Key::ores` is a residue of,
+    /// the one `Key::res` follows around the innermost one it follows there (`u32::MAX`:
+    /// none).
+    ores_loop: Vec<u32>,
     /// Uniform `if`s on the variable of a loop `Key::res` could follow (`res_loops`) that is
     /// not the innermost loop with handles around them but encloses it: (if, loop, residue
     /// of the then branch, of the else branch), sorted (`Sim::enter_outer_branch`).
@@ -1228,6 +1232,7 @@ impl<'k> Ctx<'k> {
             plain_res: Vec::new(),
             res_forms,
             res_loop: Vec::new(),
+            ores_loop: Vec::new(),
             br_forms,
             first_br_forms,
             br_if,
@@ -1395,6 +1400,18 @@ impl<'k> Ctx<'k> {
                 plain_residue_ops(k, lp, q, &res_loop, (&mut op_res, &mut c.op_ores), true);
             }
             c.op_res = op_res;
+            if !block_of.is_empty() {
+                let mut ores_loop = vec![u32::MAX; k.blocks.len()];
+                for (b, _) in k.blocks.iter() {
+                    let lp = c.res_loop_at(b);
+                    if let Some(&pb) = block_of.get(lp as usize) {
+                        if pb != u32::MAX {
+                            ores_loop[b.index()] = c.res_loop_at(BlockId::new(pb as usize));
+                        }
+                    }
+                }
+                c.ores_loop = ores_loop;
+            }
             c.if_res = branch_residues(k, &res_loop, &block_of, &c.res_loops, false);
             c.outer_res = branch_residues(k, &c.inner_loop, &block_of, &handle_loops, true);
             if !c.outer_res.is_empty() {
@@ -1783,6 +1800,16 @@ impl<'k> Ctx<'k> {
                 self.acc.last_bound(d, lp).unwrap_or(d)
             }
             up => self.acc.first_bound(d, StmtId::new(up as usize)),
+        };
+        // The residue the key's path told of the loop around the one `Key::res` follows:
+        // the current trip of that loop, the accessor's too (exec seed 3703: a read in the odd
+        // trips met the inner loop's write through the handle that holds the other buffer in
+        // the odd trips).
+        let d = match self.ores_loop.get(b.index()) {
+            Some(&lp) if k.ores < OLD_RES && lp != u32::MAX => {
+                self.res_form(d, lp, k.ores).unwrap_or(d)
+            }
+            _ => d,
         };
         let met = self
             .later_conflict(k, b, d, trip)

@@ -7260,3 +7260,107 @@ kernel @k(%n = 3) waves 4 {
         3,
     );
 }
+
+/// Executable seed 1928 (100 ops), reduced: the inner loop reads `%c`, which is `%cur` or `%B`
+/// in its trips; out of it the read is in its exit form, `%cur` or `%B` with the outer handle
+/// kept. `%cur` holds `%d` in the odd trip, so the read of trip 1 never meets trip 2's write of
+/// `%A`, and the barrier before the inner loop in trip 1 orders trip 0's read before it. The
+/// exit form now has its forms in the residues of the outer loop, resolved again from its
+/// source with the inner loop opened, as it was made (`Accesses::exit_srcs`); before, it had
+/// none, and entering the even branch one trip later it met `%A`. One barrier (two before).
+/// Writing `%B` instead, the odd trip's read of `%B` meets it: two.
+#[test]
+fn an_exit_form_has_its_forms_in_the_outer_residues() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %d = view %D[0:2048]
+  for %i = 0 to 3 iter(%cur = %A, %nxt = %d) {
+    if uniform %i mod 2 == 0 {
+      op "ds_write" write %A[tid + %i * 64]
+    }
+    for %j = 0 to %n max 4 iter(%c = %cur, %x = %B) {
+      op "ds_read" read %c[tid + 256]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("write %A[tid + %i * 64]", "write %B[tid + %i * 64]"),
+        2,
+    );
+}
+
+/// Executable seed 3703 (100 ops), reduced: the odd trips read `%cur`, which holds `%A` there;
+/// the inner loop's even trips write `%c`, its initial value `%nxt`, which holds `%B` in the
+/// odd trips. The read's path told the outer residue (`Key::ores`, kept while the path is in
+/// the inner loop): the inner write, in the same outer trip, now takes that residue's form
+/// too (`Ctx::ores_loop`). One barrier (two before: the read met the write as if `%nxt`
+/// could be `%A`). Writing `%A` in the inner loop, the same trip's read meets it: two.
+#[test]
+fn an_inner_access_takes_the_outer_residue_its_producer_told() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  for %i = 0 to %n max 4 iter(%cur = %B, %nxt = %A) {
+    if uniform %i mod 2 == 0 {
+      op "ds_write" write %nxt[tid]
+    } else {
+      op "ds_read" read %cur[tid + 64]
+    }
+    for %j = 0 to %n max 4 iter(%c = %nxt, %x = %A) {
+      if uniform %j mod 2 == 0 {
+        op "ds_write" write %c[tid + 128]
+      }
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("write %c[tid + 128]", "write %A[tid + 128]"),
+        2,
+    );
+}
+
+/// Executable seed 3113 (100 ops), reduced: the inner loop's handles start from `%r`, slot
+/// `(%i + 1) mod 2` of `%D`, and `%d`, the first half of `%D`. They may overlap in general
+/// (slot 0), so the handles had no rule and the write through `%nxt` met the read through
+/// `%cur` in the same trip. The loop runs only in the even trips of `%i`, where `%r` is slot
+/// 1: its initial values are now told apart under the `if`s around it
+/// (`Resolver::apart_by_guards`). One barrier (two before). In the odd trips `%r` is `%d`: two.
+#[test]
+fn handles_are_told_apart_under_the_ifs_around_their_loop() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 4 {
+  %D = buffer workgroup 4096
+  for %i = 0 to %n max 4 {
+    %r = view %D slot (%i + 1) mod 2
+    if uniform %i mod 2 == 0 {
+      %d = view %D[0:2048]
+      for %j = 0 to %n max 4 iter(%cur = %r, %nxt = %d) {
+        op "ds_write" write %nxt
+        op "ds_read" read %cur[tid + %i * 64 + 64]
+        yield %nxt, %cur
+      }
+    }
+  }
+}
+"#;
+    minimal_counts(src, 1, ("%i mod 2 == 0", "%i mod 2 == 1"), 2);
+}
