@@ -1363,10 +1363,17 @@ impl Accesses {
                 (None, Some(Some((elp, src)))) => (src.clone(), Some(*elp)),
                 _ => continue,
             };
+            // Through an inner loop's handle started from an outer loop's (`Region::outer`):
+            // that outer loop's residue binds it too.
             let handles: Vec<StmtId> = self.descs[d]
                 .regions
                 .iter()
-                .filter_map(|r| r.handle.map(|h| h.0))
+                .flat_map(|r| {
+                    r.handle
+                        .map(|h| h.0)
+                        .into_iter()
+                        .chain(r.outer.map(|o| o.0))
+                })
                 .collect();
             // The loops of `loops` the descriptor's handles belong to (or lie inside).
             let mine: Vec<(StmtId, u64)> = loops

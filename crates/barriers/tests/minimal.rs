@@ -7364,3 +7364,38 @@ kernel @k(%n = 1) waves 4 {
 "#;
     minimal_counts(src, 1, ("%i mod 2 == 0", "%i mod 2 == 1"), 2);
 }
+
+/// A variant of executable seed 1928 where `%cur` holds `%B` in the odd trip, the value of the
+/// inner loop's other handle: the inner loop's initial values may overlap, so its handles have
+/// no rule (`OVERLAP`), and its read leaves it in a form that keeps the outer handle as the
+/// value an inner handle was started from (`Region::outer`). Such a form now has its forms in
+/// the residues of that outer loop too (`Accesses::residue_forms`): read in the odd trip, it
+/// is `%B` alone, and never meets the next trip's write of `%A`. One barrier (two before).
+/// Writing `%B` instead: two.
+#[test]
+fn a_form_through_an_outer_handle_has_forms_in_its_residues() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  for %i = 0 to 3 iter(%cur = %A, %nxt = %B) {
+    if uniform %i mod 2 == 0 {
+      op "ds_write" write %A[tid + %i * 64]
+    }
+    for %j = 0 to %n max 4 iter(%c = %cur, %x = %B) {
+      op "ds_read" read %c[tid + 256]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("write %A[tid + %i * 64]", "write %B[tid + %i * 64]"),
+        2,
+    );
+}
