@@ -1760,6 +1760,20 @@ impl<'k> Ctx<'k> {
         if k.br != NO_BR && !self.br_agrees(k, a) {
             return false;
         }
+        // The residue the key's path told of the loop around the one `Key::res` follows: the
+        // current trip of that loop, the key's too (exec seeds 3703, 14500).
+        let ores = match self.ores_loop.get(b.index()) {
+            Some(&lp) if k.ores < OLD_RES && lp != u32::MAX => Some(lp),
+            _ => None,
+        };
+        let kk;
+        let k = match ores.and_then(|lp| self.res_form(k.desc, lp, k.ores)) {
+            Some(f) => {
+                kk = Key { desc: f, ..*k };
+                &kk
+            }
+            None => k,
+        };
         let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
@@ -1801,15 +1815,11 @@ impl<'k> Ctx<'k> {
             }
             up => self.acc.first_bound(d, StmtId::new(up as usize)),
         };
-        // The residue the key's path told of the loop around the one `Key::res` follows:
-        // the current trip of that loop, the accessor's too (exec seed 3703: a read in the odd
-        // trips met the inner loop's write through the handle that holds the other buffer in
-        // the odd trips).
-        let d = match self.ores_loop.get(b.index()) {
-            Some(&lp) if k.ores < OLD_RES && lp != u32::MAX => {
-                self.res_form(d, lp, k.ores).unwrap_or(d)
-            }
-            _ => d,
+        // The accessor is in that trip too (exec seed 3703: a read in the odd trips met the
+        // inner loop's write through the handle that holds the other buffer there).
+        let d = match ores {
+            Some(lp) => self.res_form(d, lp, k.ores).unwrap_or(d),
+            None => d,
         };
         let met = self
             .later_conflict(k, b, d, trip)
@@ -3277,11 +3287,6 @@ impl<'c, 'k> Sim<'c, 'k> {
             Some(q) if q != FIRST_LATER && r < q => Some((r + q - 1) % q),
             _ => None,
         };
-        // Async copies only in loops without handles: through a loop's handles, the
-        // residue's form would take the place of their per-iteration forms (executable seed
-        // 167).
-        let plain = matches!(&c.k.stmts[StmtId::new(lp as usize)].kind,
-            StmtKind::For(f) if f.iter_args.is_empty());
         let iv = c.loop_iv(lp);
         // One iteration back in an exact loop, in its own iteration forms: they tell that
         // iteration from the others (the residue's form holds the loop's other iterations of
@@ -3289,14 +3294,11 @@ impl<'c, 'k> Sim<'c, 'k> {
         // if in trip 0, in an inner loop where the residue is no longer followed).
         let by_trip =
             |k: &Key| k.carried == 1 && iv.is_some_and(|v| c.acc.has_iteration_forms(k.desc, v));
+        // Async copies too, also through a loop's handles (exec seed 13483: a copy of the
+        // odd trip into the handle that holds `%B` there met the even trip's read of `%A`;
+        // async-waits' check binds the copy's next trip alike, `Carried::One`).
         let prev = |k: &Key| {
-            before.is_some()
-                && k.prev
-                && k.carried <= 1
-                && !k.first
-                && !k.back
-                && (!k.asy || plain)
-                && !by_trip(k)
+            before.is_some() && k.prev && k.carried <= 1 && !k.first && !k.back && !by_trip(k)
         };
         if r == NO_RES
             || !st

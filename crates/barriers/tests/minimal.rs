@@ -7399,3 +7399,82 @@ kernel @k(%n = 4) waves 4 {
         2,
     );
 }
+
+/// Executable seed 13483 (100 ops), reduced: the copy goes through `%nxt`, which holds `%A`
+/// in the even trips and `%B` in the odd ones; the even trips read `%A`. A copy of the odd
+/// trip, one back edge back, now takes the odd residue's form entering the even branch like
+/// other keys, also through a loop's handles (`Sim::enter_branch`; before, only in loops
+/// without handles): it is `%B` and never meets the read. One barrier, after the `if`, for
+/// the read against the same trip's copy (two before). Reading in the odd trips instead, the
+/// copy of the even trip lands in `%A` before the read: one barrier, before the `if`.
+#[test]
+fn an_async_copy_of_the_trip_before_takes_its_residue_through_handles() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %G = buffer global 16384
+  for %i = 0 to %n max 4 iter(%cur = %B, %nxt = %A) {
+    if uniform %i mod 2 == 0 {
+      op "ds_read" read %A
+    }
+    op "gather_to_lds" async write %nxt[tid], read %G[tid + %i * 512 + 192]
+    yield %nxt, %cur
+  }
+}
+"#;
+    minimal_counts(src, 1, ("%i mod 2 == 0", "%i mod 2 == 1"), 1);
+    let after_read = |src: &str| {
+        between(
+            &inserted_verified(src, Target::Gfx950),
+            "ds_read",
+            "gather_to_lds",
+        )
+    };
+    assert!(after_read(src));
+    assert!(!after_read(&src.replace("%i mod 2 == 0", "%i mod 2 == 1")));
+}
+
+/// Executable seed 14500 (100 ops), reduced: in the odd outer trips the inner loop reads `%c`,
+/// `%nxt` (`%A` there) in its even trips, and writes `%cur` (`%B` there) in them. The read's
+/// path told the outer residue (`Key::ores`): inside the inner loop the key now takes that
+/// residue's form too, not only the accessor (exec seed 3703), and the forms of an inner
+/// residue get their forms in the outer residues (a second round in `residue_forms`). One
+/// barrier, at the end of the inner trip (two before). Writing `%nxt` instead, the even
+/// trips' read meets the write: one barrier, between them.
+#[test]
+fn a_key_takes_the_outer_residue_its_path_told() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %B) {
+    if uniform %i mod 2 == 0 {
+    } else {
+      for %j = 0 to 4 iter(%c = %nxt, %x = %B) {
+        op "ds_read" read %c[tid + 64]
+        if uniform %j mod 2 == 0 {
+          op "ds_write" write %cur[tid + 128]
+        }
+        yield %x, %c
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    let swapped = ("write %cur[tid + 128]", "write %nxt[tid + 128]");
+    counts_on(&[Target::Gfx950, Target::Gfx942], src, 1, swapped, 1);
+    let before_if = |src: &str| {
+        let text = inserted_verified(src, Target::Gfx950);
+        let (a, b) = (
+            text.find("ds_read").unwrap(),
+            text.find("if uniform %j").unwrap(),
+        );
+        text[a..b].contains("barrier")
+    };
+    assert!(!before_if(src));
+    assert!(before_if(&src.replace(swapped.0, swapped.1)));
+}
