@@ -1356,77 +1356,63 @@ impl Accesses {
         let mut open_resolvers: BTreeMap<(StmtId, u64, StmtId), Resolver> = BTreeMap::new();
         let mut loops = loops.to_vec();
         loops.sort_unstable();
-        // A second round for the forms the first made: a form in one loop's residue that
-        // goes through another's handles has forms in that loop's residues too (exec seed
-        // 14500: an inner loop's even trips, whose handle holds the outer loop's, in the
-        // outer loop's odd trips).
-        let mut from = 0;
-        let mut to = n0;
-        for round in 0..2 {
-            if round == 1 {
-                from = n0;
-                to = self.descs.len();
-            }
-            for d in from..to {
-                // An exit form: resolved again from its source with the loop it leaves opened.
-                let (src, open) = match (&self.descs[d].bind, self.exit_srcs.get(&(d as u32))) {
-                    (Some(src), _) => (src.as_ref().clone(), None),
-                    (None, Some(Some((elp, src)))) => (src.clone(), Some(*elp)),
-                    _ => continue,
-                };
-                // Through an inner loop's handle started from an outer loop's (`Region::outer`):
-                // that outer loop's residue binds it too.
-                let handles: Vec<StmtId> = self.descs[d]
-                    .regions
-                    .iter()
-                    .flat_map(|r| {
-                        r.handle
-                            .map(|h| h.0)
-                            .into_iter()
-                            .chain(r.outer.map(|o| o.0))
-                    })
-                    .collect();
-                // The loops of `loops` the descriptor's handles belong to (or lie inside).
-                let mine: Vec<(StmtId, u64)> = loops
-                    .iter()
-                    .copied()
-                    .filter(|&(lp, _)| {
-                        handles.iter().any(|&h| {
-                            if nested {
-                                inside(h.index() as u32, lp.index() as u32)
-                            } else {
-                                h == lp
-                            }
-                        })
-                    })
-                    .collect();
-                let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
-                for (lp, q) in mine {
-                    for res in 0..q {
-                        let nd = match open {
-                            None => {
-                                bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, res)
-                            }
-                            Some(elp) => open_bound_in(
-                                k,
-                                &exact,
-                                &mut open_resolvers,
-                                (mode, &ivs),
-                                &src,
-                                (lp, res),
-                                elp,
-                            ),
-                        };
-                        let Some(nd) = nd else {
-                            continue;
-                        };
-                        let nd = self.with_residue_binds(k, d as u32, nd);
-                        if nested && nd == self.descs[d] {
-                            continue;
+        for d in 0..n0 {
+            // An exit form: resolved again from its source with the loop it leaves opened.
+            let (src, open) = match (&self.descs[d].bind, self.exit_srcs.get(&(d as u32))) {
+                (Some(src), _) => (src.as_ref().clone(), None),
+                (None, Some(Some((elp, src)))) => (src.clone(), Some(*elp)),
+                _ => continue,
+            };
+            // Through an inner loop's handle started from an outer loop's (`Region::outer`):
+            // that outer loop's residue binds it too.
+            let handles: Vec<StmtId> = self.descs[d]
+                .regions
+                .iter()
+                .flat_map(|r| {
+                    r.handle
+                        .map(|h| h.0)
+                        .into_iter()
+                        .chain(r.outer.map(|o| o.0))
+                })
+                .collect();
+            // The loops of `loops` the descriptor's handles belong to (or lie inside).
+            let mine: Vec<(StmtId, u64)> = loops
+                .iter()
+                .copied()
+                .filter(|&(lp, _)| {
+                    handles.iter().any(|&h| {
+                        if nested {
+                            inside(h.index() as u32, lp.index() as u32)
+                        } else {
+                            h == lp
                         }
-                        let id = self.intern_in(&mut intern, nd);
-                        out.push(((d as u32, lp.index() as u32, res as u32), id));
+                    })
+                })
+                .collect();
+            let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
+            for (lp, q) in mine {
+                for res in 0..q {
+                    let nd = match open {
+                        None => bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, res),
+                        Some(elp) => open_bound_in(
+                            k,
+                            &exact,
+                            &mut open_resolvers,
+                            (mode, &ivs),
+                            &src,
+                            (lp, res),
+                            elp,
+                        ),
+                    };
+                    let Some(nd) = nd else {
+                        continue;
+                    };
+                    let nd = self.with_residue_binds(k, d as u32, nd);
+                    if nested && nd == self.descs[d] {
+                        continue;
                     }
+                    let id = self.intern_in(&mut intern, nd);
+                    out.push(((d as u32, lp.index() as u32, res as u32), id));
                 }
             }
         }

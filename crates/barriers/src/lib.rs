@@ -1760,20 +1760,6 @@ impl<'k> Ctx<'k> {
         if k.br != NO_BR && !self.br_agrees(k, a) {
             return false;
         }
-        // The residue the key's path told of the loop around the one `Key::res` follows: the
-        // current trip of that loop, the key's too (exec seeds 3703, 14500).
-        let ores = match self.ores_loop.get(b.index()) {
-            Some(&lp) if k.ores < OLD_RES && lp != u32::MAX => Some(lp),
-            _ => None,
-        };
-        let kk;
-        let k = match ores.and_then(|lp| self.res_form(k.desc, lp, k.ores)) {
-            Some(f) => {
-                kk = Key { desc: f, ..*k };
-                &kk
-            }
-            None => k,
-        };
         let d = if k.first {
             match self.inner_loop[b.index()] {
                 u32::MAX => d,
@@ -1815,11 +1801,17 @@ impl<'k> Ctx<'k> {
             }
             up => self.acc.first_bound(d, StmtId::new(up as usize)),
         };
-        // The accessor is in that trip too (exec seed 3703: a read in the odd trips met the
-        // inner loop's write through the handle that holds the other buffer there).
-        let d = match ores {
-            Some(lp) => self.res_form(d, lp, k.ores).unwrap_or(d),
-            None => d,
+        // The residue the key's path told of the loop around the one `Key::res` follows: the
+        // current trip of that loop, the accessor's too (exec seed 3703: a read in the odd
+        // trips met the inner loop's write through the handle that holds the other buffer
+        // there). Not the key's: its path may have told the residue of a later trip than its
+        // own (exec seed 5164, a read of the odd trip past the back edge into the even
+        // branch).
+        let d = match self.ores_loop.get(b.index()) {
+            Some(&lp) if k.ores < OLD_RES && lp != u32::MAX => {
+                self.res_form(d, lp, k.ores).unwrap_or(d)
+            }
+            _ => d,
         };
         let met = self
             .later_conflict(k, b, d, trip)
