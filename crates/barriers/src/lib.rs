@@ -58,10 +58,14 @@
 //! known distance. Entering a branch of `if uniform %i mod m == r` (the innermost loop with
 //! handles), what the current iteration made through the handles takes that residue's
 //! values, and what a path in another residue left pending does not enter the branch
-//! (`Sim::enter_branch`). The coverage run takes the state leaving a loop of at most 8
-//! trips with an `if` on its induction variable from its last iteration run once more with
-//! the variable known (`Ctx::last_iv`). Barriers the final coverage run attributes no hazard
-//! to are dropped when that leaves the unordered hazards as they were (`solve`).
+//! (`Sim::enter_branch`); what the iteration before made takes the residue before's values,
+//! async producers too. Inside an inner loop, the residue a key's path told of the loop
+//! around (`Key::ores`) binds the accesses it meets there, which run in that trip
+//! (`Ctx::ores_loop`), but not the key, which may be older. The coverage run takes the
+//! state leaving a loop of at most 8 trips with an `if` on its induction variable from its
+//! last iteration run once more with the variable known (`Ctx::last_iv`). Barriers the final
+//! coverage run attributes no hazard to are dropped when that leaves the unordered hazards
+//! as they were (`solve`).
 //!
 //! Split targets (gfx1200/gfx1250, and sm_90 with `--named-barriers`) reuse the monolithic
 //! solution as wait points; a final coverage run attributes every hazard to the first barrier
