@@ -633,12 +633,10 @@ impl Accesses {
                     out.push((i, None));
                     continue;
                 };
-                let regions = r.regions(src.value);
-                if regions.is_empty() || r.unbound {
-                    r.unbound = false;
+                let Some(regions) = r.bound_regions(src.value) else {
                     out.push((i, None));
                     continue;
-                }
+                };
                 let desc = make_desc(k, d.mode, regions, &src.sel.selector(), src.threads);
                 let mut desc = fit_ivs(k, desc, &d.ivs, *lp);
                 // The last iteration's form has the loop's variable at its last value too:
@@ -809,11 +807,7 @@ impl Accesses {
                         r.fix = fix;
                         r
                     });
-                    let regions = r.regions(src.value);
-                    if regions.is_empty() || r.unbound {
-                        r.unbound = false;
-                        return None;
-                    }
+                    let regions = r.bound_regions(src.value)?;
                     let nd = make_desc(k, desc.mode, regions, &src.sel.selector(), src.threads);
                     fit_ivs(k, nd, &desc.ivs, lp).map(|nd| drop_own_iv(k, nd, lp))
                 };
@@ -4596,11 +4590,7 @@ fn bound_in<'k>(
         r.fix = Some((lp, it));
         r
     });
-    let mut regions = r.regions(src.value);
-    if regions.is_empty() || r.unbound {
-        r.unbound = false;
-        return None;
-    }
+    let mut regions = r.bound_regions(src.value)?;
     // The variables the descriptor was made with fixed stay fixed in its forms, as
     // `handles_in_iteration` keeps them (exec seed 7520 at 100 ops: the odd trip's write
     // through an inner handle, at words `tid + 512` there, took words of every outer trip in
@@ -4652,11 +4642,7 @@ fn open_bound_in<'k>(
         r.fix = Some((lp, it));
         r
     });
-    let mut regions = r.regions(src.value);
-    if regions.is_empty() || r.unbound {
-        r.unbound = false;
-        return None;
-    }
+    let mut regions = r.bound_regions(src.value)?;
     src.fix_regions(&mut regions);
     let nd = drop_own_iv(
         k,
@@ -4719,11 +4705,7 @@ fn handles_in_iteration(
     x: i64,
 ) -> Option<Desc> {
     let src = d.bind.as_deref()?;
-    let mut regions = r.regions(src.value);
-    if regions.is_empty() || r.unbound {
-        r.unbound = false;
-        return None;
-    }
+    let mut regions = r.bound_regions(src.value)?;
     src.fix_regions(&mut regions);
     // A handle of a loop inside the fixed one rotates in each of its runs: the form takes
     // every value it may hold (`OVERLAP`, no handle rule), as the unbound descriptor does;
@@ -5741,6 +5723,17 @@ impl<'k> Resolver<'k> {
                 }]
             }
         }
+    }
+
+    /// `regions` of `v` for a bound form: `None` where it resolves to nothing or through a
+    /// handle that could not be bound (`unbound`, cleared for the next value).
+    fn bound_regions(&mut self, v: ValueId) -> Option<Vec<Region>> {
+        let regions = self.regions(v);
+        if regions.is_empty() || self.unbound {
+            self.unbound = false;
+            return None;
+        }
+        Some(regions)
     }
 
     fn regions(&mut self, v: ValueId) -> Vec<Region> {
