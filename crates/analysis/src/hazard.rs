@@ -389,6 +389,11 @@ pub struct Accesses {
     /// the source it was resolved from with that loop opened, for its forms in the residues
     /// of the loops around (`forms_in_residues`); `None` where two sources made the same form.
     exit_srcs: FxMap<u32, Option<(StmtId, BindSrc)>>,
+    /// Per descriptor `bind_parity` rebound with handles left (of loops inside the one it
+    /// was bound in): that loop and residue (or iteration). The op runs there only, so the
+    /// descriptor's forms in the iterations and residues of the other loops take that binding
+    /// too (`bound_again`). Only these ids: an equal descriptor made elsewhere is not one.
+    parity_of: FxMap<u32, (StmtId, u64)>,
 }
 
 /// Whether every loop's induction variable has a larger id than those of the loops around it.
@@ -431,6 +436,33 @@ pub const EMPTY_FORM: u32 = u32::MAX;
 /// What `Accesses::forms_conflict_in` knows of `b`'s iteration of one exact loop: (its
 /// variable, `r`, `q`): not the first, and `r` modulo `q` where `q > 0`.
 type Later = Option<(ValueId, u8, u8)>;
+
+/// The iteration of an exact loop `b` was put in by an earlier level of
+/// `Accesses::forms_conflict_in` (its variable, the iteration's index), with the levels above.
+/// A form of `b` in another loop may have forms of its own in this one (an inner trip's form
+/// through an outer loop's handle has one per outer trip): only this iteration's is `b` there
+/// (exec seed 13745 at 100 ops: the outer trip's write met the inner trip's write through the
+/// outer handle in the outer trip that handle held the other buffer).
+#[derive(Clone, Copy)]
+struct Pinned<'p> {
+    iv: ValueId,
+    it: usize,
+    up: Pin<'p>,
+}
+
+/// `Pinned` levels, innermost first; `None` at the top.
+type Pin<'p> = Option<&'p Pinned<'p>>;
+
+/// The iteration of `iv`'s loop a level of `pin` put `b` in.
+fn pinned(mut pin: Pin, iv: ValueId) -> Option<usize> {
+    while let Some(p) = pin {
+        if p.iv == iv {
+            return Some(p.it);
+        }
+        pin = p.up;
+    }
+    None
+}
 
 /// Whether iteration `j` of the loop of `iv` is one `later` rules out by its residue.
 fn off_residue(later: Later, iv: ValueId, j: usize) -> bool {
@@ -1384,6 +1416,7 @@ impl Accesses {
                 })
                 .collect();
             let (mode, ivs) = (self.descs[d].mode, self.descs[d].ivs.clone());
+            let parity = self.parity_of.get(&(d as u32)).copied();
             for (lp, q) in mine {
                 for res in 0..q {
                     let nd = match open {
@@ -1400,6 +1433,10 @@ impl Accesses {
                     };
                     let Some(nd) = nd else {
                         continue;
+                    };
+                    let nd = match parity {
+                        Some(p) => bound_again(k, &exact, &mut resolvers, nd, lp, p),
+                        None => nd,
                     };
                     let nd = self.with_residue_binds(k, d as u32, nd);
                     if nested && nd == self.descs[d] {
@@ -1749,6 +1786,8 @@ impl Accesses {
                 else {
                     continue;
                 };
+                // Handles left (of loops inside `lp`): its forms there are bound in `lp` too.
+                let nd_binds = nd.bind.is_some();
                 // (Bound in one iteration of `lp`, an inner loop's initial values may be apart
                 // where unbound they may overlap: `desc_conflict` applies no handle rule
                 // between an `OVERLAP` handle and another.)
@@ -1759,6 +1798,9 @@ impl Accesses {
                 let id = self.intern_rebound(&mut intern, nd, d as u32, &mut orig);
                 if id == fresh {
                     rebound.push((id, d as u32, lp, it));
+                    if nd_binds {
+                        self.parity_of.insert(id, (lp, it));
+                    }
                 }
                 self.accesses[a as usize].desc = id;
             }
@@ -2284,6 +2326,11 @@ impl Accesses {
         let mut first: FxMap<u64, u32> = FxMap::default();
         let mut next: Vec<u32> = Vec::with_capacity(n0 + 64);
         for (i, d) in self.descs.iter().enumerate() {
+            // A descriptor of `parity_of` has forms of its own: an equal form is another one.
+            if self.parity_of.contains_key(&(i as u32)) {
+                next.push(u32::MAX);
+                continue;
+            }
             next.push(first.insert(hash(d), i as u32).unwrap_or(u32::MAX));
         }
         let mut add = |descs: &mut Vec<Desc>, binds: &mut Vec<Vec<Bind>>, d: Desc| -> u32 {
@@ -2314,6 +2361,7 @@ impl Accesses {
         // them by root buffers.)
         let rotating = self.rotating.get_or_init(|| exact_loops(k)).clone();
         let mut resolvers: BTreeMap<StmtId, Resolver> = BTreeMap::new();
+        let mut parity_resolvers: BTreeMap<(StmtId, u64), Resolver> = BTreeMap::new();
         let mut q = start;
         while q < self.descs.len() {
             let d = q;
@@ -2459,10 +2507,23 @@ impl Accesses {
                     }
                     continue;
                 }
+                // A descriptor `bind_parity` bound in one residue of a loop around: its forms
+                // here run there too, their handles bound alike (exec seed 14133 at 100 ops:
+                // the trips of an inner loop in the even branch took the outer loop's handle
+                // again, both of its buffers, and met the odd trip's write to the other one).
+                let parity = self.parity_of.get(&(d as u32)).copied();
                 let one: Vec<u32> = fixed
                     .into_iter()
                     .map(|f| match f {
-                        Some(f) => add(&mut self.descs, &mut self.binds, f),
+                        Some(f) => {
+                            let f = match parity {
+                                Some(p) => {
+                                    bound_again(k, &rotating, &mut parity_resolvers, f, lp, p)
+                                }
+                                None => f,
+                            };
+                            add(&mut self.descs, &mut self.binds, f)
+                        }
                         None => EMPTY_FORM,
                     })
                     .collect();
@@ -2980,9 +3041,9 @@ impl Accesses {
         later: Later,
     ) -> bool {
         let groups = self.forms_of(a).len();
-        self.forms_conflict_from(a, a_carried, b, test, later, 0)
+        self.forms_conflict_from(a, a_carried, b, test, (later, None), 0)
             && (a_carried != 0
-                || (1..groups).all(|g| self.forms_conflict_from(a, 0, b, test, later, g)))
+                || (1..groups).all(|g| self.forms_conflict_from(a, 0, b, test, (later, None), g)))
     }
 
     /// `forms_conflict` below its first level: `test` where neither has forms.
@@ -2993,8 +3054,9 @@ impl Accesses {
         b: u32,
         test: &dyn Fn(&Desc, u8, &Desc) -> bool,
         later: Later,
+        pin: Pin,
     ) -> bool {
-        self.forms_conflict_from(a, a_carried, b, test, later, 0)
+        self.forms_conflict_from(a, a_carried, b, test, (later, pin), 0)
     }
 
     /// `forms_conflict_in` with `a`'s forms in its `group`-th exact loop taken first.
@@ -3004,7 +3066,7 @@ impl Accesses {
         a_carried: u8,
         b: u32,
         test: &dyn Fn(&Desc, u8, &Desc) -> bool,
-        later: Later,
+        (later, pin): (Later, Pin),
         group: usize,
     ) -> bool {
         let (fa, fb) = (self.forms_of(a), self.forms_of(b));
@@ -3023,7 +3085,15 @@ impl Accesses {
             // `b`'s iteration `j` of this loop, where `later` tells its residue: none of
             // another (exec seed 4417 at 100 ops: a write of the even trip met the next
             // trip's write, which the path put in the odd residue, as if in the third).
-            let off = |j: usize| off_residue(later, f.iv, j);
+            // `b`'s iteration `j` of this loop, where an earlier level put it in another.
+            let off =
+                |j: usize| off_residue(later, f.iv, j) || pinned(pin, f.iv).is_some_and(|p| p != j);
+            // The level below: `b` in iteration `j` of this loop.
+            let at = |j: usize| Pinned {
+                iv: f.iv,
+                it: j,
+                up: pin,
+            };
             match a_carried {
                 0 => {
                     for (i, &x) in f.forms.iter().enumerate() {
@@ -3031,7 +3101,7 @@ impl Accesses {
                         if live(x)
                             && live(y)
                             && !off(i)
-                            && self.forms_conflict_in(x, 0, y, test, later)
+                            && self.forms_conflict_in(x, 0, y, test, later, Some(&at(i)))
                         {
                             return true;
                         }
@@ -3046,7 +3116,7 @@ impl Accesses {
                         if live(x)
                             && live(y)
                             && !off(i + 1)
-                            && self.forms_conflict_in(x, 0, y, test, later)
+                            && self.forms_conflict_in(x, 0, y, test, later, Some(&at(i + 1)))
                         {
                             return true;
                         }
@@ -3060,7 +3130,8 @@ impl Accesses {
                         let y = gb.map_or(b, |g| g.forms.get(i).copied().unwrap_or(EMPTY_FORM));
                         if live(x)
                             && live(y)
-                            && self.forms_conflict_in(x, carried(x), y, test, later)
+                            && !off(i)
+                            && self.forms_conflict_in(x, carried(x), y, test, later, Some(&at(i)))
                         {
                             return true;
                         }
@@ -3091,7 +3162,11 @@ impl Accesses {
                             if gb.is_some() && ((alone && from + j <= i) || off(from + j)) {
                                 continue;
                             }
-                            if self.forms_conflict_in(x, c, y, test, later) {
+                            let here = at(from + j);
+                            let pin = if gb.is_some() { Some(&here) } else { pin };
+                            // Without forms of its own, `b` is in an iteration earlier levels
+                            // may have put it in.
+                            if self.forms_conflict_in(x, c, y, test, later, pin) {
                                 return true;
                             }
                         }
@@ -3102,16 +3177,20 @@ impl Accesses {
         }
         if let Some(g) = fb.first() {
             // `a` depends on no exact loop's variable: `b` may be in any iteration of it (any
-            // but the first where `later` names the loop's variable).
+            // but the first where `later` names the loop's variable, the one an earlier level
+            // put it in where one did).
             let from = usize::from(later.is_some_and(|l| l.0 == g.iv));
-            for (_, &y) in g
-                .forms
-                .iter()
-                .enumerate()
-                .skip(from)
-                .filter(|&(j, &y)| y != EMPTY_FORM && !off_residue(later, g.iv, j))
-            {
-                if self.forms_conflict_in(a, a_carried, y, test, later) {
+            for (j, &y) in g.forms.iter().enumerate().skip(from).filter(|&(j, &y)| {
+                y != EMPTY_FORM
+                    && !off_residue(later, g.iv, j)
+                    && pinned(pin, g.iv).is_none_or(|p| p == j)
+            }) {
+                let pin = Pinned {
+                    iv: g.iv,
+                    it: j,
+                    up: pin,
+                };
+                if self.forms_conflict_in(a, a_carried, y, test, later, Some(&pin)) {
                     return true;
                 }
             }
@@ -3227,7 +3306,7 @@ impl Accesses {
                         x != EMPTY_FORM
                             && y != EMPTY_FORM
                             && !off_residue(later, g.iv, i)
-                            && self.forms_conflict_in(x, a_carried, y, test, later)
+                            && self.forms_conflict_in(x, a_carried, y, test, later, None)
                     });
             if !meets {
                 return false;
@@ -4573,6 +4652,25 @@ fn fix_local_slot(r: &mut Region) {
     }
 }
 
+/// `f`, a form of a descriptor in an iteration or residue of loop `lp`, with the binding
+/// `bind_parity` gave that descriptor (`Accesses::parity_of`, in iteration or residue `pit`
+/// of another loop `plp`) applied again: the op runs there only, so the form does too (exec seed 14133 at 100 ops: the trips
+/// of an inner loop in the even branch took the outer loop's handle again, both of its
+/// buffers, and met the odd trip's write to the other one).
+fn bound_again<'k>(
+    k: &'k Kernel,
+    exact: &'k LoopInfo,
+    resolvers: &mut BTreeMap<(StmtId, u64), Resolver<'k>>,
+    f: Desc,
+    lp: StmtId,
+    (plp, pit): (StmtId, u64),
+) -> Desc {
+    let Some(src) = f.bind.as_deref().filter(|_| plp != lp) else {
+        return f;
+    };
+    bound_in(k, exact, resolvers, (f.mode, &f.ivs), src, plp, pit).unwrap_or(f)
+}
+
 /// The descriptor of the access `src` (of mode `mode`) with the handles of loop `lp` bound
 /// to their values in iteration `it` (or any iteration of that residue), by the resolver for
 /// (`lp`, `it`) kept in `resolvers`; `None` when they cannot be bound.
@@ -5262,16 +5360,19 @@ fn dist_iv(d: &Desc, nested: bool) -> Option<(ValueId, i64)> {
     }
 }
 
-/// The induction variable of the one loop whose handles `d` goes through (`Desc::rot`),
-/// when none was started from an outer loop's handle (`Region::outer`). Where it is the
-/// innermost loop's (`dist_iv`), the handle rule compares iterations of that loop; where it
-/// is a loop around, that loop stays in one iteration at the innermost loop's distances,
-/// and its handles with it (exec seeds 314 at 200 ops and 444 at 100).
+/// The induction variable of the one loop whose handles `d` goes through (`Desc::rot`).
+/// Where it is the innermost loop's (`dist_iv`), the handle rule compares iterations of that
+/// loop; where it is a loop around, that loop stays in one iteration at the innermost loop's
+/// distances, and its handles with it (exec seeds 314 at 200 ops and 444 at 100). Handles
+/// started from an outer loop's (`Region::outer`) too: at a distance in the loop of the
+/// handles, the outer loop stays in its iteration, so their initial values stay apart (exec
+/// seed 12520 at 100 ops: an inner loop's write through a handle started from the outer
+/// one, one trip before the copy through the other handle).
 fn handle_loop(d: &Desc) -> Option<ValueId> {
     let (lp, iv) = d.rot?;
     d.regions
         .iter()
-        .all(|r| r.outer.is_none() && r.handle.is_none_or(|h| h.0 == lp))
+        .all(|r| r.handle.is_none_or(|h| h.0 == lp))
         .then_some(iv)
 }
 

@@ -7475,3 +7475,152 @@ kernel @k(%n = 4) waves 4 {
         );
     }
 }
+
+/// Executable seed 13745 (100 ops), reduced: `%x` holds `%B` only in the first inner trip of
+/// the outer trip `%i = 1`, where both writes are `%B[tid + 64]`, each thread its own word.
+/// The write of `%B` has forms in the outer trips, and the inner write's first-trip form has
+/// its own forms in the outer trips (through the handle started from `%cur`): comparing them,
+/// the outer trip the first level took stays the one compared below (`Pinned`; before, the
+/// write of the outer trip `%i = 0` met the inner write of `%i = 1`, as if in one trip). Two
+/// barriers (three before). With the inner loop started from `%A` in its other handle, `%B`
+/// is written at other words in other trips: three.
+#[test]
+fn an_outer_trip_taken_stays_the_trip_of_the_forms_below() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  for %i = 0 to 3 iter(%cur = %A, %nxt = %B) {
+    for %j = 0 to 2 iter(%c = %A, %x = %cur) {
+      op "ds_read" read %x[-tid + 191]
+      op "ds_write" write %B[tid + %i * 64]
+      op "ds_write" write %x[tid + %j * 64 + 64]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        2,
+        ("iter(%c = %A, %x = %cur)", "iter(%c = %cur, %x = %A)"),
+        3,
+    );
+}
+
+/// Executable seed 14133 (100 ops), reduced: the read of the even trips goes through an inner
+/// loop started from `%nxt`, which holds `%d` there; `bind_parity` binds it so, and now its
+/// forms in the inner trips keep that binding (`Accesses::parity_of`, `bound_again`; before,
+/// they took `%nxt` again, both of its buffers, and the odd trip's write of `%C` met them
+/// past the back edge). One barrier (two before). Writing `%cur` (`%d` in the odd trips)
+/// before `%nxt`: two.
+#[test]
+fn the_trips_of_a_loop_in_a_parity_branch_keep_its_residue() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 2 {
+  %A = buffer workgroup 1024
+  %C = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %d = view %D[0:1024]
+  for %i = 0 to %n max 4 iter(%cur = %C, %nxt = %d) {
+    op "ds_write" write %nxt[tid + 128]
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 3 iter(%c = %A, %x = %nxt) {
+        op "ds_read" read %x[tid + 64]
+        yield %x, %c
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        (
+            "    op \"ds_write\" write %nxt[tid + 128]\n",
+            "    op \"ds_write\" write %cur[tid + 128]\n    op \"ds_write\" write %nxt[tid + 128]\n",
+        ),
+        2,
+    );
+}
+
+/// Executable seed 14500 (100 ops), reduced: in the odd trips `%c` starts from `%nxt`, `%A`
+/// there, and in the inner loop's even trips it holds that value again; the write there is
+/// `%cur`, `%B`. The read's residue forms in the inner loop now keep the outer residue
+/// `bind_parity` bound it to (`bound_again`; before, entering the even branch, the read took
+/// `%nxt` again, both buffers, and met the write). One barrier (two before). Writing `%nxt`
+/// too in that branch: two.
+#[test]
+fn the_residues_of_a_loop_in_a_parity_branch_keep_its_residue() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %B) {
+    if uniform %i mod 2 == 0 {
+    } else {
+      for %j = 0 to 4 iter(%c = %nxt, %x = %B) {
+        op "ds_read" read %c[tid + 64]
+        if uniform %j mod 2 == 0 {
+          op "ds_write" write %cur[tid + 128]
+        }
+        yield %x, %c
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        (
+            "          op \"ds_write\" write %cur[tid + 128]\n",
+            "          op \"ds_write\" write %cur[tid + 128]\n          op \"ds_write\" write %nxt[tid + 128]\n",
+        ),
+        2,
+    );
+}
+
+/// Executable seed 12520 (100 ops), reduced, the copies made plain writes: the inner loop's
+/// handles start from the outer `%cur` and `%B`, apart in every outer trip. One inner trip
+/// back, the write through `%c` is through the other handle than the next trip's: the handle
+/// rule now holds at that distance for handles started from an outer loop's too
+/// (`handle_loop`; before, the key lost its distance and the rule). Two barriers (three
+/// before). Started from `%B` and `%cur` the other way round: three.
+#[test]
+fn handles_started_from_an_outer_loop_keep_their_distance() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %d = view %D[0:2048]
+  for %i = 0 to 4 iter(%cur = %A, %nxt = %d) {
+    op "ds_write" write %B
+    for %j = 0 to %n max 4 iter(%c = %cur, %x = %B) {
+      op "ds_write" write %c[tid]
+      op "ds_write" write %c[tid + %i * 64]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        2,
+        ("iter(%c = %cur, %x = %B)", "iter(%c = %B, %x = %cur)"),
+        3,
+    );
+}
