@@ -7624,3 +7624,40 @@ kernel @k(%n = 1) waves 4 {
         3,
     );
 }
+
+/// Executable seed 14627 (100 ops), reduced: the inner loop's handles start from the outer
+/// `%cur` and `%d`, which overlap in the last outer trip, where `%cur` is `%d` too: so the read
+/// leaves the inner loop in its form without the inner variable (`Accesses::loop_exit`),
+/// through the outer handle. That form now keeps the outer variable, with the read's forms in
+/// the outer trips (`Accesses::outer_exits`): out of the outer loop, the last trip's read is of
+/// `%D` alone and never meets the write of `%A` after the loop (before, it kept both buffers).
+/// Two barriers (three before). Started the other way round (`%A` in the last trip): three.
+#[test]
+fn a_loop_exit_form_through_an_outer_handle_has_the_outer_trips() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  op "ds_write" write %A[tid + 256]
+  %d = view %D[0:2048]
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %d) {
+    op "gather_to_lds" async write %A, read %G[10240:12288]
+    for %j = 0 to %n max 4 iter(%c = %cur, %x = %d) {
+      op "ds_read" read %x[tid + %j * 64]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+  op "ds_write" write %A[tid + 256]
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942, Target::Sm90],
+        src,
+        2,
+        ("iter(%cur = %A, %nxt = %d)", "iter(%cur = %d, %nxt = %A)"),
+        3,
+    );
+}
