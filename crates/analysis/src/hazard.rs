@@ -394,12 +394,6 @@ pub struct Accesses {
     /// descriptor's forms in the iterations and residues of the other loops take that binding
     /// too (`bound_again`). Only these ids: an equal descriptor made elsewhere is not one.
     parity_of: FxMap<u32, (StmtId, u64)>,
-    /// Loop-exit forms (`bind_loop_exits`) through an inner loop's handle started from the
-    /// handle of an exact loop around (`Region::outer`): (form, descriptor it was made from,
-    /// the variable and words it dropped, that outer loop's variable, which the form keeps).
-    /// `bind_first_ivs` gives the form the descriptor's forms in that loop's trips
-    /// (`outer_iv_forms`), out of the inner loop alike.
-    outer_exits: Vec<(u32, u32, ValueId, bool, ValueId)>,
 }
 
 /// Whether every loop's induction variable has a larger id than those of the loops around it.
@@ -1987,7 +1981,6 @@ impl Accesses {
     pub fn bind_loop_exits(&mut self, k: &Kernel) {
         let mut forms: FxMap<Desc, u32> = FxMap::default();
         let mut made = Vec::new();
-        let ivs_exact = self.exact.take().unwrap_or_else(|| exact_ivs(k));
         for d in 0..self.descs.len() {
             let desc = &self.descs[d];
             for &iv in &desc.ivs {
@@ -2021,35 +2014,15 @@ impl Accesses {
                 {
                     continue;
                 }
-                let mut e = out_of_loop(desc, iv, words);
-                // Through a handle started from an exact outer loop's: that loop's variable
-                // is tracked from here, and its trips' forms come later (`outer_exits`; exec
-                // seed 14627 at 100 ops: out of the outer loop, the last outer trip's read
-                // met a write of the buffer only the other trip's handle held).
-                let mut outer = None;
-                for r in &desc.regions {
-                    if let Some((_, _, v)) = r.outer {
-                        if let Some(&(_, _, step, _)) = ivs_exact.get(&v) {
-                            if v != iv && outer.is_none_or(|o| o == v) {
-                                add_iv(&mut e, v, step);
-                                outer = Some(v);
-                            }
-                        }
-                    }
-                }
-                made.push((d as u32, lp, e, iv, words, outer));
+                made.push((d as u32, lp, out_of_loop(desc, iv, words), iv, words));
             }
         }
-        self.exact = Some(ivs_exact);
         if self.binds.len() < self.descs.len() {
             self.binds.resize(self.descs.len(), Vec::new());
         }
-        for (d, lp, e, iv, words, outer) in made {
+        for (d, lp, e, iv, words) in made {
             let id = self.intern_form(&mut forms, e);
             self.loop_exits.push((d, lp, id));
-            if let Some(v) = outer {
-                self.outer_exits.push((id, d, iv, words, v));
-            }
             // The handle forms of the descriptor (first, last, exit trips of its loops with
             // handles) leave the loop the same way (plain gen seed 1583 at 100 ops on
             // gfx1250: a read through an outer loop's handle in some trips of an inner
@@ -2314,57 +2287,8 @@ impl Accesses {
         }
         self.exact = Some(exact);
         self.bind_exact_ivs(k);
-        self.bind_outer_exits(k);
         added.sort();
         added
-    }
-
-    /// The forms of `outer_exits` in the trips of their outer loop: the descriptor's forms
-    /// there (`outer_iv_forms`, which bind the inner loop's initial values), out of the inner
-    /// loop as the form is; its first and last trips' forms are its bindings to that loop.
-    fn bind_outer_exits(&mut self, k: &Kernel) {
-        let exits = std::mem::take(&mut self.outer_exits);
-        let mut intern: FxMap<Desc, u32> = FxMap::default();
-        for &(id, d, iv, words, v) in &exits {
-            let ValueKind::Iv(lp) = k.values[v].kind else {
-                continue;
-            };
-            let Some(g) = self
-                .outer_iv_forms
-                .get(d as usize)
-                .and_then(|g| g.iter().find(|g| g.iv == v))
-                .cloned()
-            else {
-                continue;
-            };
-            if g.forms.is_empty() || g.forms.contains(&EMPTY_FORM) {
-                continue;
-            }
-            let forms: Vec<u32> = g
-                .forms
-                .iter()
-                .map(|&f| {
-                    let nd = out_of_loop(&self.descs[f as usize], iv, words);
-                    self.intern_form(&mut intern, nd)
-                })
-                .collect();
-            self.iv_forms.resize(self.descs.len(), Vec::new());
-            self.binds.resize(self.descs.len(), Vec::new());
-            let (first, last) = (forms[0], forms[forms.len() - 1]);
-            let fs = &mut self.iv_forms[id as usize];
-            fs.retain(|x| x.iv != v);
-            fs.push(IvForms { iv: v, forms });
-            let b = &mut self.binds[id as usize];
-            b.retain(|x| x.lp != lp);
-            b.push(Bind {
-                lp,
-                first,
-                last,
-                exit: u32::MAX,
-            });
-        }
-        self.iv_forms.resize(self.descs.len(), Vec::new());
-        self.outer_exits = exits;
     }
 
     /// The forms of every descriptor in each iteration of the exact loops (`exact_ivs`) its
