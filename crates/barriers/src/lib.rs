@@ -22,10 +22,11 @@
 //! their initial values there, and slot indices over the induction variable of a loop with a
 //! constant lower bound take that bound (`Accesses::bind_first_ivs`). Inside a uniform `if`
 //! on a loop's induction variable modulo a constant, handles that hold one initial value in
-//! every iteration the branch runs in are bound to it (`Accesses::bind_parity`). An async
-//! producer meets a loop's first iteration bound like any access (async-waits, whose check
-//! on its own looks for a barrier between a copy and its readers in other waves, binds a
-//! copy's readers in the first iterations of the loops entered after it too,
+//! every iteration the branch runs in are bound to it (`Accesses::bind_parity`), and so are
+//! that access's forms in the trips and residues of the loops inside (`Accesses::parity_of`).
+//! An async producer meets a loop's first iteration bound like any access (async-waits,
+//! whose check on its own looks for a barrier between a copy and its readers in other waves,
+//! binds a copy's readers in the first iterations of the loops entered after it too,
 //! `Reach::later`); it crosses the back edge of a two-trip loop unbound (`Ctx::async_desc`),
 //! and leaves a loop bound only when it writes one known region (`Ctx::async_loose`). In a
 //! parity branch it is bound like any access, and follows the residue (`Key::res`) past the
