@@ -7624,3 +7624,31 @@ kernel @k(%n = 1) waves 4 {
         3,
     );
 }
+
+/// Executable seed 10935 (100 ops), reduced: the regression test of a rule tried and reverted
+/// in session 30. The inner loop's handles start from the outer `%cur` and `%C`, which overlap
+/// in the first outer trip; the read leaves the inner loop in its form without the inner
+/// variable, through the outer handle. Keeping the outer variable in that form, with the
+/// read's forms in the outer trips, let the first trip's read of `%C` pass the back edge
+/// unmet by the second trip's copy into `%nxt` (`%C` there): the verifier rejected the output
+/// on every target. Two barriers on the wave-64 targets, none missing.
+#[test]
+fn a_read_out_of_an_inner_loop_through_the_outer_handle_meets_the_next_outer_trip() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 8 {
+  %B = buffer workgroup 4096
+  %C = buffer workgroup 4096
+  %G = buffer global 32768
+  for %i = 0 to 2 iter(%cur = %C, %nxt = %B) {
+    for %j = 0 to 3 iter(%c = %cur, %x = %C) {
+      op "ds_read" read %c[-tid + 895]
+      yield %x, %c
+    }
+    op "gather_to_lds" async write %nxt[tid], read %G[tid + %i * 1024 + 128]
+    yield %nxt, %cur
+  }
+}
+"#;
+    minimal_on(&[Target::Gfx950, Target::Gfx942], src, 2);
+}
