@@ -1434,10 +1434,7 @@ impl Accesses {
                     let Some(nd) = nd else {
                         continue;
                     };
-                    let nd = match parity {
-                        Some(p) => bound_again(k, &exact, &mut resolvers, nd, lp, p),
-                        None => nd,
-                    };
+                    let nd = bound_again(k, &exact, &mut resolvers, nd, lp, parity);
                     let nd = self.with_residue_binds(k, d as u32, nd);
                     if nested && nd == self.descs[d] {
                         continue;
@@ -2508,20 +2505,13 @@ impl Accesses {
                     continue;
                 }
                 // A descriptor `bind_parity` bound in one residue of a loop around: its forms
-                // here run there too, their handles bound alike (exec seed 14133 at 100 ops:
-                // the trips of an inner loop in the even branch took the outer loop's handle
-                // again, both of its buffers, and met the odd trip's write to the other one).
+                // here run there too (`bound_again`).
                 let parity = self.parity_of.get(&(d as u32)).copied();
                 let one: Vec<u32> = fixed
                     .into_iter()
                     .map(|f| match f {
                         Some(f) => {
-                            let f = match parity {
-                                Some(p) => {
-                                    bound_again(k, &rotating, &mut parity_resolvers, f, lp, p)
-                                }
-                                None => f,
-                            };
+                            let f = bound_again(k, &rotating, &mut parity_resolvers, f, lp, parity);
                             add(&mut self.descs, &mut self.binds, f)
                         }
                         None => EMPTY_FORM,
@@ -3084,8 +3074,8 @@ impl Accesses {
             };
             // `b`'s iteration `j` of this loop, where `later` tells its residue: none of
             // another (exec seed 4417 at 100 ops: a write of the even trip met the next
-            // trip's write, which the path put in the odd residue, as if in the third).
-            // `b`'s iteration `j` of this loop, where an earlier level put it in another.
+            // trip's write, which the path put in the odd residue, as if in the third); nor
+            // where an earlier level put `b` in another iteration (`Pinned`).
             let off =
                 |j: usize| off_residue(later, f.iv, j) || pinned(pin, f.iv).is_some_and(|p| p != j);
             // The level below: `b` in iteration `j` of this loop.
@@ -4653,19 +4643,23 @@ fn fix_local_slot(r: &mut Region) {
 }
 
 /// `f`, a form of a descriptor in an iteration or residue of loop `lp`, with the binding
-/// `bind_parity` gave that descriptor (`Accesses::parity_of`, in iteration or residue `pit`
-/// of another loop `plp`) applied again: the op runs there only, so the form does too (exec seed 14133 at 100 ops: the trips
-/// of an inner loop in the even branch took the outer loop's handle again, both of its
-/// buffers, and met the odd trip's write to the other one).
+/// `bind_parity` gave that descriptor (`parity`: iteration or residue `pit` of another loop
+/// `plp`, from `Accesses::parity_of`) applied again: the op runs there only, so the form does
+/// too (exec seed 14133 at 100 ops: the trips of an inner loop in the even branch took the
+/// outer loop's handle again, both of its buffers, and met the odd trip's write to the other
+/// one). `f` itself where there is no such binding.
 fn bound_again<'k>(
     k: &'k Kernel,
     exact: &'k LoopInfo,
     resolvers: &mut BTreeMap<(StmtId, u64), Resolver<'k>>,
     f: Desc,
     lp: StmtId,
-    (plp, pit): (StmtId, u64),
+    parity: Option<(StmtId, u64)>,
 ) -> Desc {
-    let Some(src) = f.bind.as_deref().filter(|_| plp != lp) else {
+    let Some((plp, pit)) = parity.filter(|p| p.0 != lp) else {
+        return f;
+    };
+    let Some(src) = f.bind.as_deref() else {
         return f;
     };
     bound_in(k, exact, resolvers, (f.mode, &f.ivs), src, plp, pit).unwrap_or(f)
