@@ -358,6 +358,15 @@ pub struct Accesses {
     /// through and which started from that loop's handle (`Region::outer`): they bind the
     /// inner loop's initial values. Only `outer_forms_conflict` reads them, as a second look.
     pub outer_iv_forms: Vec<Vec<IvForms>>,
+    /// (descriptor, exact loop's variable) -> its form in that loop's last iteration, for a
+    /// descriptor no variable's forms are made for (none in its address: an inner loop's
+    /// exit form) that goes through an inner loop's handle started from that loop's
+    /// (`Region::outer`). Only the barrier pass's `State::leave_outer_last` reads it, for a
+    /// key it knows was made in that iteration: such a descriptor does not move with the
+    /// loop's variable, so a key of it crossing the loop's back edge keeps its distance, and
+    /// a pairing by iteration would meet an older one as if in the same (the rule that bound
+    /// it in every comparison was unsound: exec seed 10935 at 100 ops).
+    pub outer_last: BTreeMap<(u32, ValueId), u32>,
     /// Per descriptor (indexed by descriptor; empty for most): its forms in each residue of
     /// the iteration number of loops with a constant start whose trip count the verifier
     /// does not know, modulo a period after which the loop's handles and the slots its
@@ -2305,7 +2314,7 @@ impl Accesses {
         if exact.is_empty()
             || !self.descs[start.min(self.descs.len())..]
                 .iter()
-                .any(|d| !d.ivs.is_empty())
+                .any(|d| !d.ivs.is_empty() || outer_exit(d))
         {
             self.exact = Some(exact);
             return;
@@ -2363,7 +2372,7 @@ impl Accesses {
         while q < self.descs.len() {
             let d = q;
             q += 1;
-            if self.descs[d].ivs.is_empty() {
+            if self.descs[d].ivs.is_empty() && !outer_exit(&self.descs[d]) {
                 continue;
             }
             let mut ivs = self.descs[d].ivs.clone();
@@ -2480,6 +2489,7 @@ impl Accesses {
                                 r.fix_var = slotted.then_some((iv, x));
                             }
                             handles_in_iteration(k, desc, r, iv, x)
+                                .or_else(|| (own == 0).then(|| outer_in_iteration(desc, r))?)
                         }
                         _ => None,
                     };
@@ -2519,6 +2529,13 @@ impl Accesses {
                     .collect();
                 let forms: Vec<u32> = (0..n as usize).map(|it| one[it % one.len()]).collect();
                 self.iv_forms.resize(self.descs.len(), Vec::new());
+                if outer_only && own == 0 {
+                    let last = one[(n as usize - 1) % one.len()];
+                    if last != EMPTY_FORM {
+                        self.outer_last.insert((d as u32, iv), last);
+                    }
+                    continue;
+                }
                 if outer_only {
                     self.outer_iv_forms.resize(self.descs.len(), Vec::new());
                     self.outer_iv_forms[d].push(IvForms { iv, forms });
@@ -2780,6 +2797,11 @@ impl Accesses {
             Some(b) if !b.is_empty() => b.iter().find(|x| x.lp == lp).map_or(d, |x| x.first),
             _ => d,
         }
+    }
+
+    /// `d` in the last of `iv`'s exact loop's iterations (`outer_last`).
+    pub fn outer_last_form(&self, d: u32, iv: ValueId) -> Option<u32> {
+        self.outer_last.get(&(d, iv)).copied()
     }
 
     /// `d` in the last iteration of loop `lp`, when it has handles of `lp` and the trip count
@@ -4580,6 +4602,12 @@ fn fix_var(e: &mut AffineExpr, var: Var, x: i64) -> Option<()> {
 /// `d` with induction variable `iv` fixed to `x` wherever it occurs (slot indices of every
 /// region, also those of handles' initial values, the owner's and the lane's word index),
 /// and no longer among `ivs` nor `only`. `None` on overflow.
+/// A descriptor with no variable in its address whose forms in an exact loop's last
+/// iteration `outer_last` holds: through an inner loop's handle started from that loop's.
+fn outer_exit(d: &Desc) -> bool {
+    d.ivs.is_empty() && d.bind.is_some() && d.regions.iter().any(|r| r.outer.is_some())
+}
+
 fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     let var = Var::Value(iv);
     let mut out = d.clone();
@@ -4789,6 +4817,45 @@ pub fn lcm(a: u64, b: u64) -> u64 {
 /// and its induction variable `iv` to `x` in the word index (restrictions and the other
 /// variables kept); `None` when they cannot be bound, or when handles of another loop are
 /// left (their binding would have to start again from the unbound value).
+/// `handles_in_iteration` for an inner loop's exit form (`outer_exit`), whose selector may
+/// still name the inner loop's variable: its regions through the outer loop's handle
+/// (`Region::outer`) of an alias class that the inner handle holds in none of its values in
+/// the resolver's iteration are dropped (exec seed 14627 at 100 ops: the last outer trip's
+/// inner handle held `%D` alone, the form still named `%A` through the outer handle).
+fn outer_in_iteration(d: &Desc, r: &mut Resolver) -> Option<Desc> {
+    let src = d.bind.as_deref()?;
+    let mut held = r.bound_regions(src.value)?;
+    src.fix_regions(&mut held);
+    let keep: Vec<bool> = d
+        .regions
+        .iter()
+        .map(|g| g.outer.is_none() || held.iter().any(|h| h.root == g.root))
+        .collect();
+    if keep.iter().all(|&x| x) || !keep.iter().any(|&x| x) {
+        return None;
+    }
+    let mut out = d.clone();
+    // The lane's tables are per region, in the regions' order.
+    let kept = |v: &[Option<u64>]| -> Vec<Option<u64>> {
+        v.iter().zip(&keep).filter(|x| *x.1).map(|x| *x.0).collect()
+    };
+    out.regions = d
+        .regions
+        .iter()
+        .zip(&keep)
+        .filter(|x| *x.1)
+        .map(|x| x.0.clone())
+        .collect();
+    if let Some(l) = out.lane.as_deref_mut() {
+        if l.bases.len() != keep.len() || l.slot_bases.len() != keep.len() {
+            return None;
+        }
+        l.bases = kept(&l.bases);
+        l.slot_bases = kept(&l.slot_bases);
+    }
+    Some(out)
+}
+
 fn handles_in_iteration(
     k: &Kernel,
     d: &Desc,

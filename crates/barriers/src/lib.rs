@@ -231,6 +231,14 @@ struct Key {
     /// last inner trip met the next outer trip's write as if in the first outer trip, which
     /// writes the copy's slot at the other threads' words). `NO_LAT` else.
     lat: u32,
+    /// Crossed the back edge of a loop that some descriptor's region names as the loop of an
+    /// inner loop's handle started from that loop's (`Region::outer`, `Ctx::outer_loops`).
+    /// Such a descriptor does not move with that loop's variable, so its `carried` does not
+    /// tell that the key is older than the loop's current iteration: without this mark a key
+    /// of it is one made in that iteration, and leaving the loop from its last one it takes
+    /// that iteration's form (`State::leave_outer_last`; exec seeds 3610 and 14627 at 100
+    /// ops).
+    xb: bool,
 }
 
 /// `Key::lat`: none.
@@ -302,8 +310,12 @@ const NO_RES: u8 = u8::MAX;
 const OLD_RES: u8 = u8::MAX - 1;
 
 /// `Sim::back_edge`: the two-trip binding (the loop and its `no_bind` descriptors), whether
-/// the loop binds handles, the residue period.
-type BackEdge<'c> = (Option<(StmtId, &'c [bool])>, bool, bool, Option<u8>);
+/// the loop binds handles, whether its back edge marks keys for `Key::lat` and for `Key::xb`,
+/// the residue period.
+type BackEdge<'c> = (Option<(StmtId, &'c [bool])>, bool, bool, bool, Option<u8>);
+
+/// What `State::join_carried` takes of a `BackEdge`: all but the residue period.
+type Edge<'c> = (Option<(StmtId, &'c [bool])>, bool, bool, bool);
 
 /// Pending accesses: key -> (newest stamp, newest access with that key).
 #[derive(Clone, Debug, Default)]
@@ -449,6 +461,7 @@ impl State {
                 | ((k.back as u64) << 6)
                 | ((k.prev as u64) << 5)
                 | ((k.later as u64) << 4)
+                | ((k.xb as u64) << 3)
                 | ((k.asy as u64) << 31)
                 | ((k.res as u64) << 32)
                     ^ ((k.br as u64).rotate_left(48))
@@ -487,12 +500,16 @@ impl State {
         o: &State,
         acc: &Accesses,
         iv: ValueId,
-        (first, binds, lat): (Option<(StmtId, &[bool])>, bool, bool),
+        (first, binds, lat, outer): Edge<'_>,
         period: Option<u8>,
         needs_later: &dyn Fn(&Key) -> bool,
     ) {
         let lat = if lat { iv.index() as u32 } else { NO_LAT };
         let dep = |k: &Key| acc.descs[k.desc as usize].ivs.binary_search(&iv).is_ok();
+        // `Key::xb`: every key crossing such a loop's back edge is marked, whatever its
+        // descriptor now (a form it takes later may name the loop), the quick join below
+        // included.
+        let crosses = |k: &Key| outer && !k.xb;
         let bind = |k: &Key| -> Option<u32> {
             let (lp, no_bind) = first?;
             if k.first || k.carried != 0 || (k.asy && no_bind[k.desc as usize]) {
@@ -518,6 +535,7 @@ impl State {
                     || k.back
                     || (binds && !k.later && needs_later(k))
                     || (lat != NO_LAT && k.lat != lat)
+                    || crosses(k)
                     || bind(k).is_some()
             })
         {
@@ -531,6 +549,9 @@ impl State {
                 continue;
             }
             let mut k = *k;
+            if crosses(&k) {
+                k.xb = true;
+            }
             if binds {
                 k.back = false;
                 k.first = false;
@@ -802,6 +823,25 @@ impl State {
         self.rekey_some(|k| form(k).map(|desc| Key { desc, ..*k }));
     }
 
+    /// Leaving an exact loop (variable `iv`) with handles: a key made in its last
+    /// iteration (it crossed no back edge of the loop, `Key::xb`, and was not pending since
+    /// before its entry) through an inner loop's handle started from one of the loop's takes
+    /// that iteration's form (`Accesses::outer_last_form`): the outer handle holds its
+    /// last-trip value (exec seed 3610 at 100 ops: the inner loop's read of the last trip's
+    /// buffer met the copy into the other one after the loop). Not async producers, as
+    /// `leave_last`.
+    fn leave_outer_last(&mut self, acc: &Accesses, iv: ValueId) {
+        let form = |k: &Key| -> Option<u32> {
+            if k.carried != 0 || k.xb || k.asy || k.first || k.back || k.up != NO_UP {
+                return None;
+            }
+            acc.outer_last_form(k.desc, iv)
+        };
+        if self.m.keys().any(|k| form(k).is_some()) {
+            self.rekey_some(|k| form(k).map(|desc| Key { desc, ..*k }));
+        }
+    }
+
     /// Leaving an exact loop of `n` trips (variable `iv`): a key made some iterations before
     /// the last (this loop's only, `dist_iv`) takes its iteration forms there, one key per
     /// form, in the same iteration of the loops around (exec seeds 1837 and 3585 at 100 ops:
@@ -933,6 +973,10 @@ struct Ctx<'k> {
     kept: Option<Accesses>,
     /// Per statement: a loop whose handles have bound forms (`Accesses::binds`).
     loop_binds: Vec<bool>,
+    /// Per statement: a loop some descriptor's region names as the loop of an inner loop's
+    /// handle started from its own (`Region::outer`): its back edge marks every key
+    /// (`Key::xb`).
+    outer_loops: Vec<bool>,
     /// Per descriptor: some async copy writes through it. Such a producer crossing the back
     /// edge of a loop of two trips is not bound to the first iteration's handles
     /// (`State::join_carried`), nor does it enter a parity branch bound (`Sim::enter_branch`):
@@ -1232,6 +1276,7 @@ impl<'k> Ctx<'k> {
             op_res: Vec::new(),
             op_outer: Vec::new(),
             op_ores: Vec::new(),
+            outer_loops: Vec::new(),
             if_res: Vec::new(),
             res_loops,
             plain_res: Vec::new(),
@@ -1506,6 +1551,15 @@ impl<'k> Ctx<'k> {
         }
         c.later_meets = later_meets;
         c.summary = summary;
+        // Every descriptor, the forms made above included: a key may take a form with such a
+        // region after it crossed the loop's back edge.
+        let mut outer_loops = vec![false; k.stmts.len()];
+        for r in c.acc.descs.iter().flat_map(|d| &d.regions) {
+            if let Some((lp, _, _)) = r.outer {
+                outer_loops[lp.index()] = true;
+            }
+        }
+        c.outer_loops = outer_loops;
         c
     }
 
@@ -2700,6 +2754,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     ores: if c.asy[a as usize] { OLD_RES } else { ores },
                     run: c.run_desc[c.desc(a) as usize],
                     lat: NO_LAT,
+                    xb: false,
                 },
                 stamp,
                 a,
@@ -2976,6 +3031,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             first,
             bound,
             c.lat_loop(f),
+            lp.is_some_and(|lp| c.outer_loops.get(lp.index()) == Some(&true)),
             lp.and_then(|lp| c.res_period(lp)),
         )
     }
@@ -3009,6 +3065,7 @@ impl<'c, 'k> Sim<'c, 'k> {
             c.take_ares(&mut exit, lpi);
             // Before `leave_loop` binds them to the handles' exit values.
             if let (syncopt_ir::Bound::Const(_), Some(n)) = (f.lo, f.trips().exact()) {
+                exit.leave_outer_last(&c.acc, f.iv);
                 exit.leave_earlier(&c.acc, f.iv, n);
             }
             // An async producer into one known region takes its last-iteration form as
@@ -3050,6 +3107,10 @@ impl<'c, 'k> Sim<'c, 'k> {
         }
         if let Some(lp) = c.k.blocks[f.body].parent {
             if let (syncopt_ir::Bound::Const(_), Some(n)) = (f.lo, f.trips().exact()) {
+                // A loop with bound handles took them before `leave_loop`.
+                if !c.binds_loop(f) {
+                    exit.leave_outer_last(&c.acc, f.iv);
+                }
                 exit.leave_last(&c.acc, f.iv, n);
                 exit.leave_earlier(&c.acc, f.iv, n);
             }
@@ -3072,7 +3133,7 @@ impl<'c, 'k> Sim<'c, 'k> {
         let syncopt_ir::Bound::Const(lo) = f.lo else {
             unreachable!("unrolled loops start at a constant");
         };
-        let (first, bound, lat, period) = self.back_edge(f);
+        let (first, bound, lat, outer, period) = self.back_edge(f);
         let mut inp = entry;
         let mut out = State::default();
         let mut trace = self.traces.pop().unwrap_or_default();
@@ -3086,7 +3147,8 @@ impl<'c, 'k> Sim<'c, 'k> {
                 let crossing = only.as_ref().unwrap_or(&out);
                 let c = self.c;
                 let needs = |k: &Key| c.meets_later(lp, k);
-                inp.join_carried(crossing, &c.acc, f.iv, (first, bound, lat), period, &needs);
+                let edge = (first, bound, lat, outer);
+                inp.join_carried(crossing, &c.acc, f.iv, edge, period, &needs);
             }
         }
         self.traces.push(trace);
@@ -3118,7 +3180,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                 break out;
             }
             let mut next = entry.clone();
-            let (first, bound, lat, period) = self.back_edge(f);
+            let (first, bound, lat, outer, period) = self.back_edge(f);
             let lp = self.c.k.blocks[f.body].parent;
             let only = lp.and_then(|lp| out.only_crossing(acc, lp, f.iv));
             let c = self.c;
@@ -3127,7 +3189,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                 only.as_ref().unwrap_or(&out),
                 acc,
                 f.iv,
-                (first, bound, lat),
+                (first, bound, lat, outer),
                 period,
                 &needs,
             );

@@ -7652,3 +7652,87 @@ kernel @k(%n = 2) waves 8 {
 "#;
     minimal_on(&[Target::Gfx950, Target::Gfx942], src, 2);
 }
+
+/// Executable seed 3610 (100 ops), reduced: an inner loop of unknown trips reads through a
+/// handle started from the outer loop's `%nxt`, which holds `%A` in the last of the three
+/// outer trips; the copy into `%B` after the outer loop meets none of that trip's reads, and
+/// the reads of earlier trips are ordered by the next trip's barriers. Leaving the outer loop
+/// from its last trip, a read the key marks as made there (`Key::xb`) takes that trip's form
+/// (`State::leave_outer_last`): two barriers on the wave-64 targets, three before. With two
+/// outer trips `%nxt` holds `%B` in the last one, and the barrier after the loop stays.
+#[test]
+fn a_read_through_an_outer_handle_leaves_the_last_outer_trip_in_its_form() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %G = buffer global 8192
+  for %i = 0 to 3 iter(%cur = %B, %nxt = %A) {
+    for %j = 0 to 2 {
+      op "ds_write" write %A[-tid + 255]
+      op "ds_read" read %cur[tid + 128]
+    }
+    for %k = 0 to %n max 4 iter(%c = %A, %x = %nxt) {
+      op "ds_read" read %c[tid]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+  op "gather_to_lds" async write %B, read %G[5120:6144]
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        2,
+        ("for %i = 0 to 3", "for %i = 0 to 2"),
+        3,
+    );
+}
+
+/// Executable seed 14627 (100 ops), reduced: the inner loop's read moves with its own
+/// variable, so its exit form keeps the selector of that variable and no binding of the
+/// inner handle resolves in an outer trip; in the last of the two outer trips the inner
+/// handle holds `%D` alone (`%cur` is `%d` there), and the form drops its `%A` region reached
+/// through the outer handle (`outer_in_iteration`): the write to `%A` after the loop needs no
+/// barrier against it. Two barriers, three before; with the outer handles' initial values
+/// swapped, `%cur` holds `%A` in the last trip and the barrier stays.
+#[test]
+fn an_exit_form_through_an_outer_handle_drops_what_the_last_outer_trip_does_not_hold() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  op "ds_write" write %A[tid + 256]
+  %d = view %D[0:2048]
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %d) {
+    op "gather_to_lds" async write %A, read %G[10240:12288]
+    %e = view %D[0:2048]
+    for %j = 0 to %n max 4 iter(%c = %cur, %x = %e) {
+      op "ds_read" read %x[tid + %j * 64]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+  op "ds_write" write %A[tid + 256]
+}
+"#;
+    let all = [
+        Target::Gfx950,
+        Target::Gfx942,
+        Target::Sm80,
+        Target::Sm90,
+        Target::Gfx1200,
+        Target::Gfx1250,
+    ];
+    counts_on(
+        &all,
+        src,
+        2,
+        ("iter(%cur = %A, %nxt = %d)", "iter(%cur = %d, %nxt = %A)"),
+        3,
+    );
+}
