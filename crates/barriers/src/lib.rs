@@ -48,7 +48,10 @@
 //! handles takes its exit form (`Accesses::exit_bound`): out of a loop of unknown trips whose
 //! results are told apart, the handles of the iteration after the last (the results); out
 //! of an inner loop whose handles start from an outer loop's handle, any of the initial
-//! values with that outer handle kept. A loose async producer leaves a loop of known trips
+//! values with that outer handle kept; such a form, made in the last trip of the exact outer
+//! loop (no key crossed that loop's back edge unmarked, `Key::xb`), then leaves the outer loop
+//! with the outer handle bound to its last-trip value (`State::leave_outer_last`). A loose
+//! async producer leaves a loop of known trips
 //! bound only where its last iteration wrote one fixed place (`Key::pin`; async-waits
 //! follows it there, `Reach::past`), and meets that loop's next run in its first trip.
 //! Out of an exact loop the verifier unrolls, an async producer takes its iteration forms
