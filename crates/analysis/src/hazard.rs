@@ -4599,15 +4599,15 @@ fn fix_var(e: &mut AffineExpr, var: Var, x: i64) -> Option<()> {
     Some(())
 }
 
-/// `d` with induction variable `iv` fixed to `x` wherever it occurs (slot indices of every
-/// region, also those of handles' initial values, the owner's and the lane's word index),
-/// and no longer among `ivs` nor `only`. `None` on overflow.
 /// A descriptor with no variable in its address whose forms in an exact loop's last
 /// iteration `outer_last` holds: through an inner loop's handle started from that loop's.
 fn outer_exit(d: &Desc) -> bool {
     d.ivs.is_empty() && d.bind.is_some() && d.regions.iter().any(|r| r.outer.is_some())
 }
 
+/// `d` with induction variable `iv` fixed to `x` wherever it occurs (slot indices of every
+/// region, also those of handles' initial values, the owner's and the lane's word index),
+/// and no longer among `ivs` nor `only`. `None` on overflow.
 fn fix_iv(d: &Desc, iv: ValueId, x: i64) -> Option<Desc> {
     let var = Var::Value(iv);
     let mut out = d.clone();
@@ -4813,10 +4813,6 @@ pub fn lcm(a: u64, b: u64) -> u64 {
     a / gcd(a, b).max(1) * b
 }
 
-/// `d` with the handles of the loop `r` is fixed to bound to their values in that iteration
-/// and its induction variable `iv` to `x` in the word index (restrictions and the other
-/// variables kept); `None` when they cannot be bound, or when handles of another loop are
-/// left (their binding would have to start again from the unbound value).
 /// `handles_in_iteration` for an inner loop's exit form (`outer_exit`), whose selector may
 /// still name the inner loop's variable: its regions through the outer loop's handle
 /// (`Region::outer`) of an alias class that the inner handle holds in none of its values in
@@ -4834,28 +4830,30 @@ fn outer_in_iteration(d: &Desc, r: &mut Resolver) -> Option<Desc> {
     if keep.iter().all(|&x| x) || !keep.iter().any(|&x| x) {
         return None;
     }
-    let mut out = d.clone();
     // The lane's tables are per region, in the regions' order.
-    let kept = |v: &[Option<u64>]| -> Vec<Option<u64>> {
-        v.iter().zip(&keep).filter(|x| *x.1).map(|x| *x.0).collect()
-    };
-    out.regions = d
-        .regions
-        .iter()
-        .zip(&keep)
-        .filter(|x| *x.1)
-        .map(|x| x.0.clone())
-        .collect();
+    fn kept<T: Clone>(v: &[T], keep: &[bool]) -> Vec<T> {
+        v.iter()
+            .zip(keep)
+            .filter(|x| *x.1)
+            .map(|x| x.0.clone())
+            .collect()
+    }
+    let mut out = d.clone();
+    out.regions = kept(&d.regions, &keep);
     if let Some(l) = out.lane.as_deref_mut() {
         if l.bases.len() != keep.len() || l.slot_bases.len() != keep.len() {
             return None;
         }
-        l.bases = kept(&l.bases);
-        l.slot_bases = kept(&l.slot_bases);
+        l.bases = kept(&l.bases, &keep);
+        l.slot_bases = kept(&l.slot_bases, &keep);
     }
     Some(out)
 }
 
+/// `d` with the handles of the loop `r` is fixed to bound to their values in that iteration
+/// and its induction variable `iv` to `x` in the word index (restrictions and the other
+/// variables kept); `None` when they cannot be bound, or when handles of another loop are
+/// left (their binding would have to start again from the unbound value).
 fn handles_in_iteration(
     k: &Kernel,
     d: &Desc,

@@ -826,7 +826,7 @@ impl State {
         self.rekey_some(|k| form(k).map(|desc| Key { desc, ..*k }));
     }
 
-    /// Leaving an exact loop (variable `iv`) with handles: a key made in its last
+    /// Leaving an exact loop (variable `iv`): a key made in its last
     /// iteration (it crossed no back edge of the loop, `Key::xb`, and was not pending since
     /// before its entry) through an inner loop's handle started from one of the loop's takes
     /// that iteration's form (`Accesses::outer_last_form`): the outer handle holds its

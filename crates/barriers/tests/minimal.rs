@@ -7720,16 +7720,8 @@ kernel @k(%n = 2) waves 4 {
   op "ds_write" write %A[tid + 256]
 }
 "#;
-    let all = [
-        Target::Gfx950,
-        Target::Gfx942,
-        Target::Sm80,
-        Target::Sm90,
-        Target::Gfx1200,
-        Target::Gfx1250,
-    ];
     counts_on(
-        &all,
+        Target::GPUS,
         src,
         2,
         ("iter(%cur = %A, %nxt = %d)", "iter(%cur = %d, %nxt = %A)"),
