@@ -48,6 +48,22 @@ pub struct Need {
 /// results are resolved as that branch's yields. None: no such knowledge.
 pub type Guard = Option<(StmtId, u8)>;
 
+/// Loop nesting, by the walk-order spans of `subtree_spans`: the joins of `Reach` need it to
+/// keep what two paths share when each crossed a different loop around the same copy.
+#[derive(Clone, Copy)]
+pub(crate) struct Nest<'a> {
+    pre: &'a [u32],
+    post: &'a [u32],
+}
+
+impl Nest<'_> {
+    /// Statement `x` lies strictly inside loop `l`.
+    fn inside(&self, x: StmtId, l: StmtId) -> bool {
+        let p = self.pre[x.index()];
+        self.pre[l.index()] < p && p < self.post[l.index()]
+    }
+}
+
 fn join_guard(a: Guard, b: Guard) -> Guard {
     if a == b {
         a
@@ -138,7 +154,7 @@ impl Reach {
     fn empty(&self) -> bool {
         !self.same && self.carried == Carried::No
     }
-    fn join(self, o: Reach) -> Reach {
+    fn join(self, o: Reach, nest: Nest) -> Reach {
         let carried = match (self.carried, o.carried) {
             (Carried::No, c) | (c, Carried::No) => c,
             (Carried::One(a), Carried::One(b)) if a == b => Carried::One(a),
@@ -147,6 +163,19 @@ impl Reach {
                 Carried::One(a) | Carried::Loop(a) | Carried::Exit(a),
                 Carried::One(b) | Carried::Loop(b) | Carried::Exit(b),
             ) if a == b => Carried::Loop(a),
+            // Paths that crossed only a loop inside `b` (and loops inside that) and paths
+            // that crossed only `b` and loops inside it: all stay in the copy's iteration of
+            // the loops around `b` (plain gen seed 79 at 1000 ops on sm_90: a copy that left
+            // an inner loop met, at the `if` after it, the paths of the next trip of the loop
+            // around that skipped it; `Many` lost the outer loop's residue at its back edge).
+            (
+                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a),
+                Carried::One(b) | Carried::Loop(b) | Carried::Exit(b),
+            ) if nest.inside(a, b) => Carried::Loop(b),
+            (
+                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a),
+                Carried::One(b) | Carried::Loop(b) | Carried::Exit(b),
+            ) if nest.inside(b, a) => Carried::Loop(a),
             _ => Carried::Many,
         };
         let past = match (self.carried, o.carried) {
@@ -183,7 +212,8 @@ impl Reach {
     }
     /// Across loop `lp`'s back edge (or its exit), which lies around some copy of the entry;
     /// `inside(x, l)`: loop `x` lies strictly inside loop `l`.
-    fn cross(self, lp: StmtId, exit: bool, inside: impl Fn(StmtId, StmtId) -> bool) -> Reach {
+    fn cross(self, lp: StmtId, exit: bool, nest: Nest) -> Reach {
+        let inside = |x, l| nest.inside(x, l);
         let moved = if exit {
             Carried::Exit(lp)
         } else {
@@ -222,16 +252,19 @@ impl Reach {
             left,
         };
         if self.same {
-            out.join(Reach {
-                same: false,
-                carried: moved,
-                later: self.later,
-                crossed: self.crossed,
-                past: None,
-                again: false,
-                res: self.res,
-                left: None,
-            })
+            out.join(
+                Reach {
+                    same: false,
+                    carried: moved,
+                    later: self.later,
+                    crossed: self.crossed,
+                    past: None,
+                    again: false,
+                    res: self.res,
+                    left: None,
+                },
+                nest,
+            )
         } else {
             out
         }
@@ -331,7 +364,7 @@ impl Entry {
     fn dead(&self) -> bool {
         self.idle() && self.unpub.is_none()
     }
-    fn join(&mut self, o: &Entry) {
+    fn join(&mut self, o: &Entry, nest: Nest) {
         let mine_unarmed = self.live.is_some() || self.unpub.is_some();
         let other_unarmed = o.live.is_some() || o.unpub.is_some();
         let self_c = self.live.as_ref().map(|l| l.count);
@@ -353,7 +386,7 @@ impl Entry {
         self.unpub = match (self.unpub.take(), &o.unpub) {
             (Some(mut u), Some(v)) => {
                 u.1.union(&v.1);
-                u.0 = u.0.join(v.0);
+                u.0 = u.0.join(v.0, nest);
                 Some(u)
             }
             (a, b) => a.or_else(|| b.clone()),
@@ -362,7 +395,7 @@ impl Entry {
             (Some(a), Some(b)) => Some(Live {
                 count: a.count.min(b.count),
                 free: a.free || b.free,
-                reach: a.reach.join(b.reach),
+                reach: a.reach.join(b.reach, nest),
                 srcs: {
                     let mut x = a.srcs;
                     x.union(&b.srcs);
@@ -589,7 +622,7 @@ impl<'a> IntoIterator for &'a State {
     }
 }
 
-fn join_state(a: &mut State, b: &State) {
+fn join_state(a: &mut State, b: &State, nest: Nest) {
     if b.v.is_empty() {
         return;
     }
@@ -613,7 +646,7 @@ fn join_state(a: &mut State, b: &State) {
             while a.v[i].0 < *bk {
                 i += 1;
             }
-            a.v[i].1.join(be);
+            a.v[i].1.join(be, nest);
             i += 1;
         }
         return;
@@ -632,7 +665,7 @@ fn join_state(a: &mut State, b: &State) {
         }
         if let Some((bk, be)) = bi.peek() {
             if *bk == k {
-                e.join(be);
+                e.join(be, nest);
                 bi.next();
             }
         }
@@ -645,7 +678,7 @@ fn join_state(a: &mut State, b: &State) {
 impl State {
     /// A state from entries in any order; entries that land on one key are joined (the join
     /// is commutative, so the order does not matter).
-    fn from_unsorted(mut v: Vec<(Key, Entry)>) -> State {
+    fn from_unsorted(mut v: Vec<(Key, Entry)>, nest: Nest) -> State {
         if v.windows(2).all(|w| w[0].0 < w[1].0) {
             return State { v };
         }
@@ -653,7 +686,7 @@ impl State {
         let mut out: Vec<(Key, Entry)> = Vec::with_capacity(v.len());
         for (k, e) in v {
             match out.last_mut() {
-                Some(last) if last.0 == k => last.1.join(&e),
+                Some(last) if last.0 == k => last.1.join(&e, nest),
                 _ => out.push((k, e)),
             }
         }
@@ -661,9 +694,9 @@ impl State {
     }
 }
 
-fn join_opt(a: &mut Option<State>, b: &State) {
+fn join_opt(a: &mut Option<State>, b: &State, nest: Nest) {
     match a {
-        Some(x) => join_state(x, b),
+        Some(x) => join_state(x, b, nest),
         None => *a = Some(b.clone()),
     }
 }
@@ -750,8 +783,8 @@ pub struct Analysis<'a> {
     framed: HashMap<(StmtId, usize, u32), u32>,
     /// Per statement (by index): its walk-order position and the end of its subtree's
     /// positions, to find the waits placed inside a loop.
-    pre: Vec<u32>,
-    post: Vec<u32>,
+    pre: Arc<[u32]>,
+    post: Arc<[u32]>,
     /// The sites of the current config by walk-order position.
     cfg_order: Vec<(u32, Site)>,
     /// Every demand and unpublished pair of the current analysis, in the order made: what a
@@ -836,6 +869,13 @@ const MAX_EXACT: u64 = 66;
 const EVAL_BUDGET: u64 = 200_000;
 
 impl<'a> Analysis<'a> {
+    fn nest(&self) -> Nest<'_> {
+        Nest {
+            pre: &self.pre,
+            post: &self.post,
+        }
+    }
+
     /// The analysis of `k`; `prep` is `Prep::new(k)` (the pass makes it on another thread
     /// while it builds `mem`).
     pub fn with_prep(k: &'a Kernel, mem: &'a Memory, target: Target, prep: Prep) -> Analysis<'a> {
@@ -879,8 +919,8 @@ impl<'a> Analysis<'a> {
             parity: Vec::new(),
             residues: Arc::default(),
             framed: HashMap::default(),
-            pre: Vec::new(),
-            post: Vec::new(),
+            pre: Arc::default(),
+            post: Arc::default(),
             cfg_order: Vec::new(),
             need_log: Vec::new(),
             unpub_log: Vec::new(),
@@ -901,8 +941,8 @@ impl<'a> Analysis<'a> {
             iv_mod,
             residues,
         } = prep;
-        a.pre = pre;
-        a.post = post;
+        a.pre = pre.into();
+        a.post = post.into();
         a.cond_ivs = cond_ivs;
         a.parity = parity;
         a.iv_mod = iv_mod;
@@ -1067,8 +1107,12 @@ impl<'a> Analysis<'a> {
             }
             StmtKind::Sync(op) => {
                 match op {
-                    SyncOp::CounterWait { counter, n } => wait(&mut st, *counter, *n as i32),
-                    SyncOp::CpAsyncWait { n } => wait(&mut st, Counter::CpAsync, *n as i32),
+                    SyncOp::CounterWait { counter, n } => {
+                        wait(&mut st, *counter, *n as i32, self.nest())
+                    }
+                    SyncOp::CpAsyncWait { n } => {
+                        wait(&mut st, Counter::CpAsync, *n as i32, self.nest())
+                    }
                     SyncOp::CpAsyncCommit => commit(&mut st, self.cap(Counter::CpAsync)),
                     SyncOp::Barrier { .. } => self.apply_site(s, &mut st, Some(MONOLITHIC)),
                     SyncOp::Signal { id } => self.apply_site(s, &mut st, Some(*id)),
@@ -1154,7 +1198,7 @@ impl<'a> Analysis<'a> {
                     tag_branch(&mut other, &out, (s, 1));
                     tag_branch(&mut out, &o2, (s, 0));
                 }
-                join_state(&mut out, &other);
+                join_state(&mut out, &other, self.nest());
                 out
             }
             StmtKind::For(f) => {
@@ -1452,7 +1496,7 @@ impl<'a> Analysis<'a> {
             }
             if k >= m {
                 let ex = self.exit(s, &raw);
-                join_opt(&mut exits, &ex);
+                join_opt(&mut exits, &ex, self.nest());
             }
             if !back || trips.max.is_some_and(|x| k >= x) {
                 break;
@@ -1471,7 +1515,7 @@ impl<'a> Analysis<'a> {
                     // Every later iteration repeats this one (or the budget ran out: from here
                     // on join instead, which only lowers counts).
                     let ex = self.exit(s, &raw);
-                    join_opt(&mut exits, &ex);
+                    join_opt(&mut exits, &ex, self.nest());
                     m = k;
                     true
                 }
@@ -1479,7 +1523,7 @@ impl<'a> Analysis<'a> {
             };
             if join {
                 let mut j = cur.clone();
-                join_state(&mut j, &next);
+                join_state(&mut j, &next, self.nest());
                 if j == cur {
                     break;
                 }
@@ -1645,7 +1689,7 @@ impl<'a> Analysis<'a> {
         if !srcs.iter().any(|&c| inside(c, lp)) {
             return r;
         }
-        r.cross(lp, exit, inside)
+        r.cross(lp, exit, self.nest())
     }
 
     fn rekey(&mut self, st: &State, lp: StmtId, exit: bool) -> State {
@@ -1690,7 +1734,7 @@ impl<'a> Analysis<'a> {
             };
             out.push(((c, np, kind), e));
         }
-        State::from_unsorted(out)
+        State::from_unsorted(out, self.nest())
     }
 
     /// Copies in flight into exactly the buffer a handle starts with are re-expressed through
@@ -1711,7 +1755,7 @@ impl<'a> Analysis<'a> {
             };
             v.push(((c, np, kind), e.clone()));
         }
-        State::from_unsorted(v)
+        State::from_unsorted(v, self.nest())
     }
 
     fn enter_place(&mut self, lp: StmtId, p: u32) -> u32 {
@@ -1827,7 +1871,7 @@ impl<'a> Analysis<'a> {
             let q = self.mem.degrade(&self.places[p as usize]);
             let np = self.intern(q);
             match out.get_mut(&(c, np, kind)) {
-                Some(x) => x.join(e),
+                Some(x) => x.join(e, self.nest()),
                 None => {
                     out.insert((c, np, kind), e.clone());
                 }
@@ -2230,7 +2274,7 @@ impl<'a> Analysis<'a> {
         }
         if let Some(c) = cfg {
             for (&counter, &n) in &c.waits {
-                wait(st, counter, n as i32);
+                wait(st, counter, n as i32, self.nest());
             }
         }
         if barrier == Some(MONOLITHIC) {
@@ -2285,7 +2329,7 @@ impl<'a> Analysis<'a> {
                     // signal for their wait), the new one stays in flight. (Dropping the
                     // arming left the older copies to a later barrier, which the barrier
                     // pass need not place when only they conflict: seed 4651.)
-                    x.join(&e);
+                    x.join(&e, self.nest());
                 }
                 None => {
                     st.insert((counter, p, kind), e);
@@ -2295,7 +2339,7 @@ impl<'a> Analysis<'a> {
     }
 }
 
-fn wait(st: &mut State, counter: Counter, n: i32) {
+fn wait(st: &mut State, counter: Counter, n: i32, nest: Nest) {
     for (key, e) in st.iter_mut() {
         if key.0 == counter
             && e.live
@@ -2308,7 +2352,7 @@ fn wait(st: &mut State, counter: Counter, n: i32) {
                         None => Box::new((l.reach, l.srcs)),
                         Some(mut u) => {
                             u.1.union(&l.srcs);
-                            u.0 = u.0.join(l.reach);
+                            u.0 = u.0.join(l.reach, nest);
                             u
                         }
                     });

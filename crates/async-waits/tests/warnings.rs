@@ -700,3 +700,44 @@ kernel @k(%n = 3) waves 2 {
     assert!(warnings(src, Target::Gfx950, true).is_empty());
     assert!(warnings(src, Target::Sm90, true).is_empty());
 }
+
+/// Plain gen seed 79 at 1000 ops (sm_90), reduced, with the barriers the barrier pass places:
+/// the copy in the odd trips of `%i` meets the read of `%A` in the next odd trip, past the
+/// even trip's barrier (the branches alternate). Leaving `%k`, the copy's paths meet, at the
+/// end of the `if`, those of the next trip of `%j` that skipped it; their join keeps what
+/// both tell, that no back edge of a loop around `%j` was crossed (`Carried::Loop` of `%j`:
+/// `Many` before), so at `%i`'s back edge the check still knows the copy's residue and the
+/// next odd trip lies past the even one. Without the even trip's barrier it warns.
+const ALTERNATING: &str = "target sm_90
+kernel @k(%n = 3) {
+  %A = buffer workgroup 3072
+  %B = buffer workgroup 3072
+  %C = buffer workgroup 8192
+  %G = buffer global 1048576
+  op \"st\" write %C
+  for %i = 0 to %n {
+    if uniform (%i + 1) mod 2 == 0 {
+      op \"ld\" write %B, read %A
+      for %j = 0 to 4 {
+        if uniform %i < 2 {
+          for %k = 0 to 4 {
+            barrier
+            op \"cp_async\" async write %A, read %G
+          }
+        }
+      }
+    } else {
+      EVEN
+      op \"ld_shared\" read %C
+    }
+  }
+}
+";
+
+#[test]
+fn a_copy_leaving_inner_loops_keeps_the_residue_of_the_loop_around() {
+    let w = warnings(&ALTERNATING.replace("EVEN", "barrier"), Target::Sm90, false);
+    assert!(w.is_empty(), "{w:?}");
+    let w = warnings(&ALTERNATING.replace("EVEN", ""), Target::Sm90, false);
+    assert_eq!(w.len(), 1, "{w:?}");
+}

@@ -225,7 +225,10 @@ struct Key {
     /// loop, in that residue. Leaving the inner loop puts it in `Key::res` (plain gen seed
     /// 3163 on gfx1250: a read in one residue of the outer loop, in an inner loop, met the next
     /// outer iteration's write through a handle that holds another buffer in the other
-    /// residue). `OLD_RES` else; not for async producers.
+    /// residue). Async producers too (exec seed 8225: a copy in an inner loop of the even
+    /// branch met the next even trip's reads as if the odd trip between, whose barrier orders
+    /// them, could be skipped; async-waits' check keeps that residue through the inner loops,
+    /// `Reach::join`). `OLD_RES` else.
     ores: u8,
     /// The variable (value index) of the innermost exact loop around the current point
     /// without bound handles (`Ctx::lat_loop`) whose back edge the key crossed in the loop's
@@ -251,9 +254,9 @@ const NO_LAT: u32 = u32::MAX;
 /// around, which it is in again when it leaves the inner loop (`State::leave_loop`), also
 /// when the inner loop runs no trip (exec seed 1503 at 100 ops: a read in the even trips of
 /// the outer loop met the next trip's write through the other handle value as if in any trip,
-/// past an inner loop of unknown trips). Not async producers.
+/// past an inner loop of unknown trips). Async producers too (exec seed 8225).
 fn ores_entering(k: &Key) -> u8 {
-    if k.asy || k.prev || k.res >= OLD_RES {
+    if k.prev || k.res >= OLD_RES {
         OLD_RES
     } else {
         k.res
@@ -2754,7 +2757,7 @@ impl<'c, 'k> Sim<'c, 'k> {
                     up: NO_UP,
                     exit: NO_EXIT,
                     ares: NO_RES,
-                    ores: if c.asy[a as usize] { OLD_RES } else { ores },
+                    ores,
                     run: c.run_desc[c.desc(a) as usize],
                     lat: NO_LAT,
                     xb: false,

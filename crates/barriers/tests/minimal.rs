@@ -7728,3 +7728,39 @@ kernel @k(%n = 2) waves 4 {
         3,
     );
 }
+
+/// Executable seed 8225 (100 ops), reduced: an async copy into a slot, in an inner exact loop
+/// of the even branch of the outer loop, meets the reads of the next even trip two outer trips
+/// later; the odd trip between them takes the else branch, whose barrier (for `%A`) orders
+/// them once async-waits puts its wait there. Leaving the inner loop, the copy's key keeps the
+/// outer residue its branch told (`Key::ores`, async producers too now), so the outer back
+/// edge takes it into the odd residue and the even branch does not meet it: two barriers,
+/// three before (one more before the inner loop). With no barrier in the else branch (its
+/// read on the thread's own word) a barrier outside the inner loop is needed and stays.
+#[test]
+fn an_async_copy_leaving_an_inner_loop_keeps_the_outer_residue_its_branch_told() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 2 {
+  %A = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i = 0 to %n max 4 {
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 3 {
+        %w = view %D slot (%j) mod 2
+        op "ds_read" read %w[tid + 64]
+        op "gather_to_lds" async write %w[tid], read %G[tid + %j * 256 + 64]
+      }
+    } else {
+      op "ds_write" write %A[tid]
+      op "ds_read" read %A[tid + 64]
+    }
+  }
+}
+"#;
+    let targets = [Target::Gfx950, Target::Gfx942];
+    minimal_on(&targets, src, 2);
+    let own = src.replace("read %A[tid + 64]", "read %A[tid]");
+    minimal_on(&targets, &own, 2);
+}
