@@ -54,6 +54,8 @@ pub type Guard = Option<(StmtId, u8)>;
 pub(crate) struct Nest<'a> {
     pre: &'a [u32],
     post: &'a [u32],
+    /// Per statement: the innermost loop around it (`u32::MAX`: none).
+    up: &'a [u32],
 }
 
 impl Nest<'_> {
@@ -61,6 +63,18 @@ impl Nest<'_> {
     fn inside(&self, x: StmtId, l: StmtId) -> bool {
         let p = self.pre[x.index()];
         self.pre[l.index()] < p && p < self.post[l.index()]
+    }
+    /// The innermost loop around both `a` and `b`.
+    fn around_both(&self, a: StmtId, b: StmtId) -> Option<StmtId> {
+        let mut l = self.up.get(a.index()).copied().unwrap_or(u32::MAX);
+        while l != u32::MAX {
+            let lp = StmtId::new(l as usize);
+            if self.inside(b, lp) {
+                return Some(lp);
+            }
+            l = self.up[lp.index()];
+        }
+        None
     }
 }
 
@@ -88,6 +102,11 @@ pub enum Carried {
     /// Each crosses this loop's exit and none of its back edges (the copy comes from its last
     /// iteration), and otherwise only back edges and exits of loops inside it.
     Exit(StmtId),
+    /// Each crosses only back edges and exits of loops strictly inside this one, none of its
+    /// own: the paths stay in the copy's iteration of this loop (the join of paths that left
+    /// different loops inside it; plain gen seed 1160 at 100 ops on sm_90: copies of two
+    /// sibling loops in one place).
+    Within(StmtId),
     /// Unknown.
     Many,
 }
@@ -159,23 +178,41 @@ impl Reach {
             (Carried::No, c) | (c, Carried::No) => c,
             (Carried::One(a), Carried::One(b)) if a == b => Carried::One(a),
             (Carried::Exit(a), Carried::Exit(b)) if a == b => Carried::Exit(a),
+            (Carried::Within(a), Carried::Within(b)) if a == b => Carried::Within(a),
             (
-                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a),
-                Carried::One(b) | Carried::Loop(b) | Carried::Exit(b),
+                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a) | Carried::Within(a),
+                Carried::One(b) | Carried::Loop(b) | Carried::Exit(b) | Carried::Within(b),
             ) if a == b => Carried::Loop(a),
+            // Inside a loop the other paths stay in an iteration of: they do too.
+            (
+                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a) | Carried::Within(a),
+                Carried::Within(b),
+            )
+            | (
+                Carried::Within(b),
+                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a) | Carried::Within(a),
+            ) if nest.inside(a, b) => Carried::Within(b),
             // Paths that crossed only a loop inside `b` (and loops inside that) and paths
             // that crossed only `b` and loops inside it: all stay in the copy's iteration of
             // the loops around `b` (plain gen seed 79 at 1000 ops on sm_90: a copy that left
             // an inner loop met, at the `if` after it, the paths of the next trip of the loop
             // around that skipped it; `Many` lost the outer loop's residue at its back edge).
             (
-                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a),
+                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a) | Carried::Within(a),
                 Carried::One(b) | Carried::Loop(b) | Carried::Exit(b),
             ) if nest.inside(a, b) => Carried::Loop(b),
             (
                 Carried::One(a) | Carried::Loop(a) | Carried::Exit(a),
-                Carried::One(b) | Carried::Loop(b) | Carried::Exit(b),
+                Carried::One(b) | Carried::Loop(b) | Carried::Exit(b) | Carried::Within(b),
             ) if nest.inside(b, a) => Carried::Loop(a),
+            // Two loops apart (neither inside the other): the paths stay in the iteration of
+            // the innermost loop around both.
+            (
+                Carried::One(a) | Carried::Loop(a) | Carried::Exit(a) | Carried::Within(a),
+                Carried::One(b) | Carried::Loop(b) | Carried::Exit(b) | Carried::Within(b),
+            ) => nest
+                .around_both(a, b)
+                .map_or(Carried::Many, Carried::Within),
             _ => Carried::Many,
         };
         let past = match (self.carried, o.carried) {
@@ -222,9 +259,19 @@ impl Reach {
         let carried = match self.carried {
             Carried::No => Carried::No,
             Carried::Many => Carried::Many,
+            // No edge of its own crossed yet: this is its first, as from the copy's iteration.
+            Carried::Within(m) if m == lp => moved,
             Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) if m == lp => Carried::Loop(lp),
-            Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) if inside(m, lp) => moved,
-            c @ (Carried::One(m) | Carried::Loop(m) | Carried::Exit(m)) if inside(lp, m) => c,
+            Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) | Carried::Within(m)
+                if inside(m, lp) =>
+            {
+                moved
+            }
+            c @ (Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) | Carried::Within(m))
+                if inside(lp, m) =>
+            {
+                c
+            }
             _ => Carried::Many,
         };
         let past = match self.carried {
@@ -785,6 +832,8 @@ pub struct Analysis<'a> {
     /// positions, to find the waits placed inside a loop.
     pre: Arc<[u32]>,
     post: Arc<[u32]>,
+    /// Per statement: the innermost loop around it (`Nest::up`).
+    loop_up: Arc<[u32]>,
     /// The sites of the current config by walk-order position.
     cfg_order: Vec<(u32, Site)>,
     /// Every demand and unpublished pair of the current analysis, in the order made: what a
@@ -873,6 +922,7 @@ impl<'a> Analysis<'a> {
         Nest {
             pre: &self.pre,
             post: &self.post,
+            up: &self.loop_up,
         }
     }
 
@@ -921,6 +971,7 @@ impl<'a> Analysis<'a> {
             framed: HashMap::default(),
             pre: Arc::default(),
             post: Arc::default(),
+            loop_up: Arc::default(),
             cfg_order: Vec::new(),
             need_log: Vec::new(),
             unpub_log: Vec::new(),
@@ -935,6 +986,7 @@ impl<'a> Analysis<'a> {
         let Prep {
             pre,
             post,
+            loop_up,
             cond_ivs,
             parity,
             if_loops,
@@ -943,6 +995,7 @@ impl<'a> Analysis<'a> {
         } = prep;
         a.pre = pre.into();
         a.post = post.into();
+        a.loop_up = loop_up.into();
         a.cond_ivs = cond_ivs;
         a.parity = parity;
         a.iv_mod = iv_mod;
@@ -1600,6 +1653,11 @@ impl<'a> Analysis<'a> {
                 }
                 Carried::One(m) | Carried::Loop(m) | Carried::Exit(m)
                     if inside(m, b.lp) && rc.is_some_and(|rc| rc != r) =>
+                {
+                    Carried::No
+                }
+                Carried::Within(m)
+                    if (m == b.lp || inside(m, b.lp)) && rc.is_some_and(|rc| rc != r) =>
                 {
                     Carried::No
                 }
@@ -2415,6 +2473,7 @@ fn arrive_wait(st: &mut State, id: i32) {
 pub struct Prep {
     pre: Vec<u32>,
     post: Vec<u32>,
+    loop_up: Vec<u32>,
     cond_ivs: BTreeSet<syncopt_ir::ValueId>,
     parity: ParityFrames,
     if_loops: HashMap<StmtId, Vec<StmtId>>,
@@ -2458,6 +2517,7 @@ impl Prep {
         Prep {
             pre,
             post,
+            loop_up: loop_up(k),
             cond_ivs,
             parity,
             if_loops,
@@ -2577,6 +2637,25 @@ impl Residues {
         }
         out
     }
+}
+
+/// Per statement: the innermost loop around it (`u32::MAX`: none).
+fn loop_up(k: &Kernel) -> Vec<u32> {
+    let mut up = vec![u32::MAX; k.stmts.len()];
+    let mut stack: Vec<(BlockId, u32)> = vec![(k.body, u32::MAX)];
+    while let Some((b, l)) = stack.pop() {
+        for &s in &k.blocks[b].stmts {
+            up[s.index()] = l;
+            let inner = match &k.stmts[s].kind {
+                StmtKind::For(_) => s.index() as u32,
+                _ => l,
+            };
+            for c in k.stmts[s].kind.child_block_ids() {
+                stack.push((c, inner));
+            }
+        }
+    }
+    up
 }
 
 pub(crate) fn subtree_spans(k: &Kernel) -> (Vec<u32>, Vec<u32>) {

@@ -678,10 +678,14 @@ fn cross_thread(
     // a copy that a consumer so confined meets in the same iteration ran in that residue too,
     // and a consumer that meets a copy so confined one back edge of that loop later runs in
     // the next residue (`Carried::One`).
+    // Last, the forms of the descriptors through those loops' results after a trip count
+    // congruent to `t` modulo the period (`Accesses::top_exit_forms`, the barrier pass's
+    // `Key::exit`), keyed (descriptor, loop, `t`).
     type Residues = (
         BTreeMap<StmtId, (StmtId, u32, u32)>,
         Vec<((u32, u32, u32), u32)>,
         Vec<(StmtId, u64)>,
+        Vec<((u32, u32, u32), u32)>,
     );
     let conflict = |acc: &Accesses,
                     firsts: Option<(&[Option<StmtId>], &Residues)>,
@@ -694,12 +698,21 @@ fn cross_thread(
         };
         // `d` with loop `m`'s handles bound to residue `r`'s values, where it has that form.
         let in_residue = |d: u32, (m, r): (StmtId, u32)| match res {
-            Some((_, forms, _)) => forms
+            Some((_, forms, _, _)) => forms
                 .binary_search_by_key(&(d, m.index() as u32, r), |x| x.0)
                 .map_or(d, |i| forms[i].1),
             None => d,
         };
-        let same_iteration = |d: u32| match res.and_then(|(op_res, _, _)| op_res.get(&consumer)) {
+        // `d` with loop `m`'s results taken after a trip count congruent to `t`, where it has
+        // that form.
+        let after_count = |d: u32, m: StmtId, t: u32| match res {
+            Some((_, _, _, exits)) => exits
+                .binary_search_by_key(&(d, m.index() as u32, t), |x| x.0)
+                .map_or(d, |i| exits[i].1),
+            None => d,
+        };
+        let same_iteration = |d: u32| match res.and_then(|(op_res, _, _, _)| op_res.get(&consumer))
+        {
             Some(&(lp, r, _)) if inside(copy, lp) => in_residue(d, (lp, r)),
             _ => d,
         };
@@ -801,6 +814,17 @@ fn cross_thread(
                     },
                 )),
                 Carried::Loop(_) => Some((base, 2)),
+                // The copy's iteration of `m`: where its address moves only with `m`'s own
+                // variable it is the same place.
+                Carried::Within(m)
+                    if !ivs.iter().any(|&v| match k.values[v].kind {
+                        ValueKind::Iv(l) => inside(l, m),
+                        _ => true,
+                    }) =>
+                {
+                    Some((base, 0))
+                }
+                Carried::Within(_) => Some((base, 2)),
                 // From the loop's last iteration: its form there, when the loop has one
                 // (the same iteration as every later access once no variable is left).
                 // The copy's form `base` there, where it has one (an iteration form of an
@@ -828,13 +852,13 @@ fn cross_thread(
                 if reach.past != Some(lp) && reach.carried != Carried::Exit(lp) {
                     return None;
                 }
-                let (_, _, loops) = res?;
+                let (_, _, loops, _) = res?;
                 let i = loops.binary_search_by_key(&lp, |x| x.0).ok()?;
                 let p = loops[i].1;
                 (p > 0 && u64::from(q) % p == 0).then(|| (lp, (u64::from(r) % p) as u32))
             };
             let own = res
-                .and_then(|(op_res, _, _)| op_res.get(&copy))
+                .and_then(|(op_res, _, _, _)| op_res.get(&copy))
                 .map(|&(lp, r, _)| (lp, r))
                 .or_else(told)
                 .map_or(a.desc, |x| in_residue(a.desc, x));
@@ -857,7 +881,7 @@ fn cross_thread(
                 (c, _) => c.map(|(x, d)| (x, d, rerun)),
             };
             let next = match (reach.carried, res) {
-                (Carried::One(m), Some((op_res, _, _))) => match op_res.get(&copy) {
+                (Carried::One(m), Some((op_res, _, _, _))) => match op_res.get(&copy) {
                     Some(&(lp, r, q)) if lp == m && q > 0 => Some((m, (r + 1) % q)),
                     _ => None,
                 },
@@ -887,14 +911,54 @@ fn cross_thread(
                 },
                 _ => None,
             };
+            // Straight out of a loop from the copy's own trip, the last (`Carried::Exit`): in
+            // whichever residue `r` of the loop's period that trip ran, the copy took its form
+            // there, and the loop's results are those after a trip count in residue `r + 1`;
+            // a consumer through them meets the copy in its form after such a count (the
+            // barrier pass's `Key::exit`; plain gen seed 1160 at 100 ops on sm_90: the copy of
+            // an odd trip never meets the read after the loop of the result that holds the
+            // other buffer after an even count). Each residue is tested on its own.
+            let after = match reach.carried {
+                // The residues count trips from the first: a variable that starts at 0 and
+                // steps by 1 is the trip's index.
+                Carried::Exit(m)
+                    if matches!(&k.stmts[m].kind, StmtKind::For(f)
+                        if f.lo == syncopt_ir::Bound::Const(0) && f.step == 1) =>
+                {
+                    res.and_then(|(_, _, loops, exits)| {
+                        let i = loops.binary_search_by_key(&m, |x| x.0).ok()?;
+                        let q = u32::try_from(loops[i].1)
+                            .ok()
+                            .filter(|&q| (2..=64).contains(&q))?;
+                        exits
+                            .iter()
+                            .any(|x| x.0 .1 == m.index() as u32)
+                            .then_some((m, q))
+                    })
+                }
+                _ => None,
+            };
             let dists = reach
                 .same
-                .then(|| (same_iteration(a.desc), 0, None, None, None, true, None))
+                .then(|| {
+                    (
+                        same_iteration(a.desc),
+                        0,
+                        None,
+                        None,
+                        None,
+                        true,
+                        None,
+                        None,
+                    )
+                })
                 .into_iter()
-                .chain(carried.map(|(x, d, rerun)| (x, d, rerun, next, last, exit_run, lat)));
+                .chain(
+                    carried.map(|(x, d, rerun)| (x, d, rerun, next, last, exit_run, lat, after)),
+                );
             dists
                 .into_iter()
-                .any(|(x, d, rerun, next, last, same_run, lat)| {
+                .any(|(x, d, rerun, next, last, same_run, lat, after)| {
                     // `later` only rules pairs out: the one test decides.
                     let meets = |x: u32, b: u32| match lat {
                         Some(iv) => acc.conflict_across_waves_later(x, d, b, wave, (iv, None)),
@@ -912,10 +976,25 @@ fn cross_thread(
                         let b = last.map_or(b, |m| acc.last_bound(b, m).unwrap_or(b));
                         let b = next.map_or(b, |n| in_residue(b, n));
                         let b = rerun.map_or(b, |m| acc.first_bound(b, m));
-                        if entered.is_empty() {
-                            return meets(x, b);
+                        let test = |x: u32, b: u32| {
+                            if entered.is_empty() {
+                                return meets(x, b);
+                            }
+                            entered.iter().all(|&l| meets(x, acc.first_bound(b, l)))
+                        };
+                        // The copy's own residue there, when its branch tells it.
+                        let own_r = res
+                            .and_then(|(op_res, _, _, _)| op_res.get(&copy))
+                            .filter(|x| after.is_some_and(|(m, q)| x.0 == m && x.2 == q))
+                            .map(|x| x.1);
+                        match after {
+                            Some((m, q)) => {
+                                (0..q).filter(|&r| own_r.is_none_or(|o| o == r)).any(|r| {
+                                    test(in_residue(x, (m, r)), after_count(b, m, (r + 1) % q))
+                                })
+                            }
+                            None => test(x, b),
                         }
-                        entered.iter().all(|&l| meets(x, acc.first_bound(b, l)))
                     })
                 })
         })
@@ -971,7 +1050,8 @@ fn cross_thread(
                 op_res.entry(op).or_insert((lp, r as u32, q as u32));
             }
         }
-        let res: Residues = (op_res, forms, loops);
+        let exits = acc.top_exit_forms(k, &loops);
+        let res: Residues = (op_res, forms, loops, exits);
         let up = firsts.get_or_insert_with(|| loop_parents(k));
         found.retain(|&(copy, consumer, reach, _)| {
             conflict(&acc, Some((up, &res)), copy, consumer, reach)

@@ -203,7 +203,8 @@ struct Key {
     /// (`LoopInfo::top`), in the residue its path told (`Key::res`): the loop's statement
     /// index * 64 + its trip count modulo its residue period. Accesses through the loop's
     /// results meet them in their form after such a count too (`Ctx::exit_forms`; plain gen
-    /// seed 879 at 100 ops on sm_90). `NO_EXIT` else.
+    /// seed 879 at 100 ops on sm_90). Async producers too (plain gen seed 1160). `NO_EXIT`
+    /// else.
     exit: u32,
     /// An async producer made in the current iteration of the innermost loop with handles
     /// around the current point, whose path entered a branch of residue `ares` of that loop
@@ -3049,15 +3050,16 @@ impl<'c, 'k> Sim<'c, 'k> {
         // A loop without bound handles leaves the marks of the loop around it as they are
         // (it neither set nor needs them; that loop is still in its first iteration).
         if c.binds_loop(f) {
-            // The path told the last trip's residue: the trip count's (not async producers,
-            // which async-waits compares unbound).
+            // The path told the last trip's residue: the trip count's (async producers too:
+            // async-waits' check takes the results in their form after that count, plain gen
+            // seed 1160 at 100 ops on sm_90).
             if let Some((lp, q)) = c.k.blocks[f.body]
                 .parent
                 .and_then(|lp| Some((lp, c.res_period(lp)?)))
                 .filter(|&(lp, q)| q != FIRST_LATER && c.has_exit_forms(lp))
             {
                 exit.rekey_some(|k| {
-                    (k.carried == 0 && k.res < q && !k.first && !k.back && !k.prev && !k.asy)
+                    (k.carried == 0 && k.res < q && !k.first && !k.back && !k.prev)
                         .then(|| lp.index() as u32 * 64 + u32::from((k.res + 1) % q))
                         .filter(|&x| x != k.exit)
                         .map(|exit| Key { exit, ..*k })
