@@ -54,8 +54,8 @@ pub type Guard = Option<(StmtId, u8)>;
 pub(crate) struct Nest<'a> {
     pre: &'a [u32],
     post: &'a [u32],
-    /// Per statement: the innermost loop around it (`u32::MAX`: none).
-    up: &'a [u32],
+    /// Per statement: the innermost loop around it (`crate::loop_parents`).
+    up: &'a [Option<StmtId>],
 }
 
 impl Nest<'_> {
@@ -66,9 +66,8 @@ impl Nest<'_> {
     }
     /// The innermost loop around both `a` and `b`.
     fn around_both(&self, a: StmtId, b: StmtId) -> Option<StmtId> {
-        let mut l = self.up.get(a.index()).copied().unwrap_or(u32::MAX);
-        while l != u32::MAX {
-            let lp = StmtId::new(l as usize);
+        let mut l = self.up.get(a.index()).copied().flatten();
+        while let Some(lp) = l {
             if self.inside(b, lp) {
                 return Some(lp);
             }
@@ -833,7 +832,7 @@ pub struct Analysis<'a> {
     pre: Arc<[u32]>,
     post: Arc<[u32]>,
     /// Per statement: the innermost loop around it (`Nest::up`).
-    loop_up: Arc<[u32]>,
+    loop_up: Arc<[Option<StmtId>]>,
     /// The sites of the current config by walk-order position.
     cfg_order: Vec<(u32, Site)>,
     /// Every demand and unpublished pair of the current analysis, in the order made: what a
@@ -1607,10 +1606,8 @@ impl<'a> Analysis<'a> {
         if r == NO_RES {
             return;
         }
-        let inside = |x: StmtId, l: StmtId| {
-            let p = self.pre[x.index()];
-            self.pre[l.index()] < p && p < self.post[l.index()]
-        };
+        let nest = self.nest();
+        let inside = |x: StmtId, l: StmtId| nest.inside(x, l);
         let whole = |srcs: &Srcs| !matches!(srcs, Srcs::Many(v) if v.len() >= SRCS_MAX);
         // Every copy of `srcs` lies outside the loop and no path crossed its back edge since
         // it entered it (`Reach::later`): its first iteration, residue 0.
@@ -1718,10 +1715,8 @@ impl<'a> Analysis<'a> {
     /// `r` across loop `lp`'s back edge (or exit): unchanged when `lp` lies around none of
     /// the copies `srcs` (their loops stay in their iterations).
     fn cross_reach(&self, mut r: Reach, srcs: &Srcs, lp: StmtId, exit: bool) -> Reach {
-        let inside = |x: StmtId, l: StmtId| {
-            let p = self.pre[x.index()];
-            self.pre[l.index()] < p && p < self.post[l.index()]
-        };
+        let nest = self.nest();
+        let inside = |x: StmtId, l: StmtId| nest.inside(x, l);
         if exit {
             if r.later.is_some_and(|l| l.1 == lp) {
                 r.later = None;
@@ -2473,7 +2468,7 @@ fn arrive_wait(st: &mut State, id: i32) {
 pub struct Prep {
     pre: Vec<u32>,
     post: Vec<u32>,
-    loop_up: Vec<u32>,
+    loop_up: Vec<Option<StmtId>>,
     cond_ivs: BTreeSet<syncopt_ir::ValueId>,
     parity: ParityFrames,
     if_loops: HashMap<StmtId, Vec<StmtId>>,
@@ -2517,7 +2512,7 @@ impl Prep {
         Prep {
             pre,
             post,
-            loop_up: loop_up(k),
+            loop_up: crate::loop_parents(k),
             cond_ivs,
             parity,
             if_loops,
@@ -2637,25 +2632,6 @@ impl Residues {
         }
         out
     }
-}
-
-/// Per statement: the innermost loop around it (`u32::MAX`: none).
-fn loop_up(k: &Kernel) -> Vec<u32> {
-    let mut up = vec![u32::MAX; k.stmts.len()];
-    let mut stack: Vec<(BlockId, u32)> = vec![(k.body, u32::MAX)];
-    while let Some((b, l)) = stack.pop() {
-        for &s in &k.blocks[b].stmts {
-            up[s.index()] = l;
-            let inner = match &k.stmts[s].kind {
-                StmtKind::For(_) => s.index() as u32,
-                _ => l,
-            };
-            for c in k.stmts[s].kind.child_block_ids() {
-                stack.push((c, inner));
-            }
-        }
-    }
-    up
 }
 
 pub(crate) fn subtree_spans(k: &Kernel) -> (Vec<u32>, Vec<u32>) {

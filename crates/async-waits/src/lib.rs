@@ -925,15 +925,20 @@ fn cross_thread(
                     if matches!(&k.stmts[m].kind, StmtKind::For(f)
                         if f.lo == syncopt_ir::Bound::Const(0) && f.step == 1) =>
                 {
-                    res.and_then(|(_, _, loops, exits)| {
+                    res.and_then(|(op_res, _, loops, exits)| {
                         let i = loops.binary_search_by_key(&m, |x| x.0).ok()?;
                         let q = u32::try_from(loops[i].1)
                             .ok()
                             .filter(|&q| (2..=64).contains(&q))?;
+                        // The copy's own residue there, when its branch tells it.
+                        let own = op_res
+                            .get(&copy)
+                            .filter(|x| x.0 == m && x.2 == q)
+                            .map(|x| x.1);
                         exits
                             .iter()
                             .any(|x| x.0 .1 == m.index() as u32)
-                            .then_some((m, q))
+                            .then_some((m, q, own))
                     })
                 }
                 _ => None,
@@ -982,14 +987,9 @@ fn cross_thread(
                             }
                             entered.iter().all(|&l| meets(x, acc.first_bound(b, l)))
                         };
-                        // The copy's own residue there, when its branch tells it.
-                        let own_r = res
-                            .and_then(|(op_res, _, _, _)| op_res.get(&copy))
-                            .filter(|x| after.is_some_and(|(m, q)| x.0 == m && x.2 == q))
-                            .map(|x| x.1);
                         match after {
-                            Some((m, q)) => {
-                                (0..q).filter(|&r| own_r.is_none_or(|o| o == r)).any(|r| {
+                            Some((m, q, own)) => {
+                                (0..q).filter(|&r| own.is_none_or(|o| o == r)).any(|r| {
                                     test(in_residue(x, (m, r)), after_count(b, m, (r + 1) % q))
                                 })
                             }
@@ -1080,7 +1080,7 @@ fn cross_thread(
 }
 
 /// Per statement: the innermost loop around it.
-fn loop_parents(k: &Kernel) -> Vec<Option<StmtId>> {
+pub(crate) fn loop_parents(k: &Kernel) -> Vec<Option<StmtId>> {
     let mut up = vec![None; k.stmts.len()];
     let mut stack: Vec<(syncopt_ir::BlockId, Option<StmtId>)> = vec![(k.body, None)];
     while let Some((b, l)) = stack.pop() {
