@@ -2847,9 +2847,10 @@ impl Accesses {
     /// variable left an inner loop and met a copy into the other half of the buffer).
     /// With `outer_handles`, the handles of the loops around `lp` too (fixed while `lp` runs;
     /// plain gen seeds 3771 and 3842 on sm: a copy of an inner loop's last trip into an outer
-    /// loop's handle). For a last-trip form only (`Bind::last`): async-waits' check binds a
-    /// copy there, not in an exit form (plain gen seed 144 at 1,000 ops on sm_90 with
-    /// `SYNCOPT_LONG` warned where an exit form named an outer handle).
+    /// loop's handle). For a last-trip form only (`Bind::last`): an exit form that names an
+    /// outer handle is several places, which the barrier pass and async-waits' check follow
+    /// through one more loop's last trip only (plain gen seed 144 at 1,000 ops on sm_90;
+    /// the barrier pass's `PIN_EXIT`).
     pub fn one_place_leaving(&self, k: &Kernel, d: u32, lp: StmtId, outer_handles: bool) -> bool {
         self.one_place_within(k, d, lp, true, outer_handles)
     }

@@ -145,6 +145,16 @@ pub struct Reach {
     /// 216 at 200 ops: a copy in some trips of an unrolled loop met the next outer trip's
     /// read of the other slot at an unknown distance).
     pub left: Option<StmtId>,
+    /// With `left` or `past` (loop `m`): every path that crosses a back edge or exit of a
+    /// loop around this one crossed this loop's exit first, after `m`'s and from the copy's
+    /// own trip of it (no back edge of it crossed): the copy, in its form out of `m`, took
+    /// its form in this loop's last trip, as the barrier pass binds it once more
+    /// (`Key::pin`'s `PIN_LAST`; plain gen seed 144 at 1,000 ops on sm_90: a copy of an inner
+    /// loop of unknown trips, out of the exact loop around, met its next run's first trip).
+    pub then_last: Option<StmtId>,
+    /// With `then_last`: some path crossed that loop's back edge after leaving it (else a
+    /// point inside it is in the first trip of its next run), as `again` for `past`.
+    pub last_again: bool,
 }
 
 impl Reach {
@@ -157,6 +167,8 @@ impl Reach {
         again: false,
         res: None,
         left: None,
+        then_last: None,
+        last_again: false,
     };
     const FRESH: Reach = Reach {
         same: true,
@@ -167,6 +179,8 @@ impl Reach {
         again: false,
         res: None,
         left: None,
+        then_last: None,
+        last_again: false,
     };
     /// No path at all.
     fn empty(&self) -> bool {
@@ -225,6 +239,12 @@ impl Reach {
             (_, Carried::No) => self.left,
             _ => self.left.filter(|&m| o.left == Some(m)),
         };
+        let then_last = match (self.carried, o.carried) {
+            (Carried::No, _) => o.then_last,
+            (_, Carried::No) => self.then_last,
+            _ => self.then_last.filter(|&m| o.then_last == Some(m)),
+        };
+        let last_again = then_last.is_some() && (self.last_again || o.last_again);
         let res = if self.empty() {
             o.res
         } else if o.empty() {
@@ -244,6 +264,8 @@ impl Reach {
             again,
             res,
             left,
+            then_last,
+            last_again,
         }
     }
     /// Across loop `lp`'s back edge (or its exit), which lies around some copy of the entry;
@@ -287,6 +309,24 @@ impl Reach {
             }
             _ => self.left,
         };
+        // Out of `lp` from the copy's own trip of it (no edge of it crossed yet), after some
+        // inner loop's exit form (`left` or `past`).
+        let own_trip = match self.carried {
+            Carried::One(m) | Carried::Loop(m) | Carried::Exit(m) => inside(m, lp),
+            Carried::Within(m) => m == lp || inside(m, lp),
+            _ => false,
+        };
+        let then_last = match self.carried {
+            Carried::No => None,
+            _ if exit
+                && own_trip
+                && self.then_last.is_none()
+                && left.or(past).is_some_and(|x| inside(x, lp)) =>
+            {
+                Some(lp)
+            }
+            _ => self.then_last,
+        };
         let out = Reach {
             same: false,
             carried,
@@ -296,6 +336,8 @@ impl Reach {
             again: self.again && past.is_some(),
             res: self.res,
             left,
+            then_last,
+            last_again: self.last_again && then_last.is_some(),
         };
         if self.same {
             out.join(
@@ -308,6 +350,8 @@ impl Reach {
                     again: false,
                     res: self.res,
                     left: None,
+                    then_last: None,
+                    last_again: false,
                 },
                 nest,
             )
@@ -1672,6 +1716,8 @@ impl<'a> Analysis<'a> {
                 past: reach.past.filter(|_| kept),
                 again: reach.again && kept,
                 left: reach.left.filter(|_| kept),
+                then_last: reach.then_last.filter(|_| kept),
+                last_again: reach.last_again && kept,
                 // Paths that stay in the copy's iteration: it ran in this residue (the
                 // copy made in this iteration of the loop: no back edge or exit crossed).
                 res: match reach.res {
@@ -1728,6 +1774,9 @@ impl<'a> Analysis<'a> {
         }
         if !exit && r.past == Some(lp) {
             r.again = true;
+        }
+        if !exit && r.then_last == Some(lp) {
+            r.last_again = true;
         }
         if let Some(&d) = self.residues.depth.get(lp.index()).filter(|&&d| d < 64) {
             if exit {

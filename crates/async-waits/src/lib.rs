@@ -784,6 +784,15 @@ fn cross_thread(
                 _ => None,
             }
             .or_else(|| reach.left.and_then(|m| acc.loop_exit(a.desc, m)))
+            .or_else(|| reach.left.and_then(|m| acc.exit_bound(a.desc, m)))
+            .map(|d| {
+                // Then out of a loop around from the copy's trip of it (`Reach::then_last`):
+                // that trip was its last (the barrier pass's `PIN_LAST`).
+                reach
+                    .then_last
+                    .and_then(|l| acc.last_bound(d, l))
+                    .unwrap_or(d)
+            })
             .unwrap_or(a.desc)
         };
         let bases: Vec<_> = writes
@@ -875,7 +884,14 @@ fn cross_thread(
             // barrier pass's `Key::first`; exec seed 8634: a copy of the inner loop's last
             // trip met the next outer trip's write through the inner handle as if in any
             // inner trip).
-            let rerun = reach.past.filter(|&m| !reach.again && inside(consumer, m));
+            let rerun = reach
+                .past
+                .filter(|&m| !reach.again && inside(consumer, m))
+                .or_else(|| {
+                    reach
+                        .then_last
+                        .filter(|&m| !reach.last_again && inside(consumer, m))
+                });
             let carried = match (carried, fixed) {
                 (Some(_), Some(d)) => Some((d, 0, rerun)),
                 (c, _) => c.map(|(x, d)| (x, d, rerun)),
@@ -979,6 +995,7 @@ fn cross_thread(
                             return false;
                         }
                         let b = last.map_or(b, |m| acc.last_bound(b, m).unwrap_or(b));
+                        let x = last.map_or(x, |m| acc.first_bound(x, m));
                         let b = next.map_or(b, |n| in_residue(b, n));
                         let b = rerun.map_or(b, |m| acc.first_bound(b, m));
                         let test = |x: u32, b: u32| {

@@ -645,9 +645,10 @@ kernel @k(%n = 1, %c = 1) waves 16 {
 
 /// Plain gen seed 144 (sm_90 at 1,000 ops, `SYNCOPT_LONG`), reduced: the inner loop of unknown
 /// trips copies into `%h138`, started from the outer handle `%h133`; the next trip of the
-/// outer loop copies into its next `%h133`. The barrier pass takes an outer loop's handle as
-/// fixed only in a copy's last-trip form (`Accesses::one_place_leaving`), not in its exit
-/// form, which the check does not bind a copy to: no warning after shared-barriers.
+/// outer loop copies into its next `%h133`. The barrier pass takes the copy's exit form out of
+/// the inner loop (`{%v58, %h133}`, several places) through the last trip of the loop around
+/// only (`PIN_LAST`), as the check does (`Reach::then_last`): no warning after
+/// shared-barriers (see `a_copy_out_of_an_inner_loop_then_the_loop_around_takes_its_last_trip_form`).
 #[test]
 fn a_copy_out_of_an_inner_loop_of_unknown_trips_gets_no_warning() {
     let src = "target sm_90
@@ -816,4 +817,84 @@ fn copies_leaving_sibling_loops_keep_the_residue_of_the_loop_around() {
     assert!(w.is_empty(), "{w:?}");
     let w = warnings(&SIBLINGS.replace("EVEN", ""), Target::Sm90, false);
     assert_eq!(w.len(), 2, "{w:?}");
+}
+
+/// Executable seed 3485 (100 ops), reduced, with the barrier the barrier pass leaves: the
+/// copies of the inner loop of unknown trips write `%D` or the outer trip's `%cur`. Out of the
+/// inner loop from some trip (`Reach::left`) the check takes the copy's exit form, bound to the
+/// first outer trip across the two-trip back edge (`Carried::One` of a loop of at most two
+/// trips, as the consumer is bound to the last), and to the outer loop's last trip out of it.
+/// The next trip's read of its `%cur` and the read of `%A` after the loop meet neither; the
+/// read of `%nxt` (the buffer the first trip's copies wrote) and of `%B` after the loop still
+/// warn, as the verifier finds those races.
+const EXIT_FORM_THROUGH_TWO_TRIPS: &str = "target gfx950
+kernel @k(%n = 2) waves 8 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  %D = buffer workgroup 8192
+  %G = buffer global 32768
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %B) {
+    wait vmcnt(0)
+    op \"ds_read\" read TOP[tid + %i * 64 + 128]
+    %d = view %D[0:4096]
+    barrier
+    for %j = 0 to %n max 4 iter(%c = %cur, %x = %d) {
+      op \"gather_to_lds\" async write %x[tid + 512], read %G[tid + %j * 1024 + 448]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+  wait vmcnt(0)
+  op \"ds_read\" read AFTER
+}
+";
+
+#[test]
+fn a_copy_out_of_an_inner_loop_meets_the_outer_trips_in_its_exit_form() {
+    let k = |top: &str, after: &str| {
+        EXIT_FORM_THROUGH_TWO_TRIPS
+            .replace("TOP", top)
+            .replace("AFTER", after)
+    };
+    let w = warnings(&k("%cur", "%A"), Target::Gfx950, false);
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(warnings(&k("%nxt", "%A"), Target::Gfx950, false).len(), 1);
+    assert_eq!(warnings(&k("%cur", "%B"), Target::Gfx950, false).len(), 1);
+}
+
+/// Plain gen seed 144 (sm_90 at 1,000 ops), reduced as above, with the barrier the barrier
+/// pass now leaves (none after the inner loop): the inner loop's copies, in their exit form
+/// `{%v58, %h133}`, leave the exact loop around from its last trip (`Reach::then_last`), where
+/// `%h133` holds `%v13` after four trips; its next run's first trip writes `%v104`
+/// (`Reach::last_again` clear). After three trips the last one's `%h133` is `%v104`: a race
+/// the verifier finds, and a warning.
+#[test]
+fn a_copy_out_of_an_inner_loop_then_the_loop_around_takes_its_last_trip_form() {
+    let src = "target sm_90
+kernel @k(%n = 3, %c = 1) waves 4 {
+  %A1 = buffer workgroup 3072
+  %A2 = buffer workgroup 4096
+  %A4 = buffer workgroup 2048 at %A2 + 2048
+  %G = buffer global 1048576
+  %v13 = view %A2[0:2048]
+  %v37 = view %A4[0:1024]
+  %v58 = view %v37[0:512]
+  %v104 = view %A1[0:1536]
+  for %i130 = 0 to %n min 1 max 16 {
+    %r134, %r135 = for %i131 = 0 to 16 step 4 iter(%h132 = %v13, %h133 = %v104) {
+      op \"cp_async\" async write %h133, read %G
+      for %i136 = 0 to %n min 1 max 16 iter(%h137 = %v58, %h138 = %h133) {
+        barrier
+        op \"cp_async\" async write %h138, read %G
+        yield %h138, %h137
+      }
+      yield %h133, %h132
+    }
+  }
+}
+";
+    let w = warnings(src, Target::Sm90, false);
+    assert!(w.is_empty(), "{w:?}");
+    let three = src.replace("0 to 16 step 4", "0 to 12 step 4");
+    assert_eq!(warnings(&three, Target::Sm90, false).len(), 1);
 }

@@ -185,7 +185,11 @@ struct Key {
     /// index; `NO_PIN` else) to the one fixed place its last iteration wrote
     /// (`State::leave_loop`): still compared as a loose one (no first-iteration binding of
     /// what it meets), as async-waits compares it; in that loop's next run, while `first`,
-    /// with their forms in its first iteration.
+    /// with their forms in its first iteration. With `PIN_EXIT`: any async producer bound
+    /// at that exit to an exit form of several places (made in some trip of the loop, exec
+    /// seed 3485), which takes at most one more form, its last-trip form out of a loop
+    /// around (`PIN_LAST`), as async-waits' check follows it (`Reach::left`,
+    /// `Reach::then_last`).
     pin: u32,
     /// The loop with handles around the innermost one (`Ctx::inner_loop` of its block) that
     /// the access was pending since before the entry of, still in its first iteration, when
@@ -293,6 +297,12 @@ fn form_in(forms: &[((u32, u32, u32), u32)], d: u32, lp: u32, r: u8) -> Option<u
 
 /// `Key::pin`: not pinned.
 const NO_PIN: u32 = u32::MAX;
+
+/// `Key::pin` bit: pinned to an exit form of several places (`State::leave_loop`).
+const PIN_EXIT: u32 = 1 << 30;
+/// `Key::pin` bit, with `PIN_EXIT`: then bound to that form's last-trip form leaving a loop
+/// around (`State::leave_loop`); no form after.
+const PIN_LAST: u32 = 1 << 29;
 
 /// A loose async producer (`Ctx::async_loose` for its descriptor, or `Key::pin`).
 #[inline]
@@ -741,14 +751,25 @@ impl State {
         let lp = lp.map(|l| l.0);
         // Made some iterations before the last of this loop and of no other (the key's only
         // loop is this one): made in some iteration of it, its exit form, as in the same
-        // iteration of the loops around (exec seed 119 at 200 ops).
+        // iteration of the loops around (exec seed 119 at 200 ops). Async producers too:
+        // async-waits' check takes the exit form of a copy that left the loop from some trip
+        // (`Reach::left`; exec seed 3485 at 100 ops: a copy through an inner handle that
+        // holds the outer trip's buffer in odd trips met the next outer trip's read of the
+        // other buffer as if through any outer trip's).
         let earlier = |k: &Key| {
-            matches!(k.carried, 1 | CARRIED_IN_LOOP)
-                && !k.asy
-                && iv.is_some()
-                && acc.dist_iv(k.desc) == iv
+            matches!(k.carried, 1 | CARRIED_IN_LOOP) && iv.is_some() && acc.dist_iv(k.desc) == iv
         };
         let bind = |k: &Key| match (k.carried, lp) {
+            // Async-waits' check follows a copy through the exit form of one loop
+            // (`Reach::left`), then through the last-trip form of one loop around that it
+            // left from the copy's trip (`Reach::then_last`), and no further (plain gen seed
+            // 144 at 1,000 ops on sm_90).
+            _ if k.asy && k.pin != NO_PIN && k.pin & PIN_EXIT != 0 => {
+                match lp.filter(|_| k.carried == 0 && k.pin & PIN_LAST == 0) {
+                    Some(lp) => acc.last_bound(k.desc, lp),
+                    None => None,
+                }
+            }
             (_, Some(lp)) if earlier(k) => acc.exit_bound(k.desc, lp),
             // A loose async producer only to one fixed place (async-waits follows it there
             // from the loop's last iteration, `Reach::past`); it stays loose (`Key::pin`).
@@ -757,23 +778,15 @@ impl State {
             // (plain gen seeds 2183 and 2373 on sm, 2801 on AMD: the read of the other result
             // after the loop needed no barrier).
             // The handles of loops around count as fixed in a last-trip form only
-            // (`Accesses::one_place_leaving`).
+            // (`Accesses::one_place_leaving`); an exit form that is not one place is still
+            // the copy made in some trip of the loop (exec seed 3485, as `earlier`).
             (0, Some(lp)) if is_loose(k, loose) => match acc.last_bound(k.desc, lp) {
                 Some(d) => Some(d).filter(|&d| acc.one_place_leaving(kernel, d, lp, true)),
-                None => acc
-                    .exit_bound(k.desc, lp)
-                    .filter(|&d| acc.one_place_leaving(kernel, d, lp, false)),
+                None => acc.exit_bound(k.desc, lp),
             },
-            (0, Some(lp)) => {
-                acc.last_bound(k.desc, lp).or_else(|| {
-                    // Not for async producers: async-waits compares them unbound.
-                    if k.asy {
-                        None
-                    } else {
-                        acc.exit_bound(k.desc, lp)
-                    }
-                })
-            }
+            (0, Some(lp)) => acc
+                .last_bound(k.desc, lp)
+                .or_else(|| acc.exit_bound(k.desc, lp)),
             _ => None,
         };
         if !self.m.keys().any(|k| {
@@ -800,11 +813,21 @@ impl State {
             k.prev = false;
             k.later = false;
             if let Some(d) = bind(&k) {
-                if earlier(&k) {
+                let was_earlier = earlier(&k);
+                if was_earlier {
                     k.carried = 0;
                 }
-                if k.asy && k.pin == NO_PIN && loose[k.desc as usize] {
-                    k.pin = lp.map_or(NO_PIN, |l| l.index() as u32);
+                if k.asy && k.pin != NO_PIN && k.pin & PIN_EXIT != 0 {
+                    k.pin |= PIN_LAST;
+                } else if k.asy {
+                    if let Some(l) = lp.filter(|&l| {
+                        (was_earlier || acc.last_bound(k.desc, l).is_none())
+                            && !acc.one_place_leaving(kernel, d, l, false)
+                    }) {
+                        k.pin = l.index() as u32 | PIN_EXIT;
+                    } else if k.pin == NO_PIN && loose[k.desc as usize] {
+                        k.pin = lp.map_or(NO_PIN, |l| l.index() as u32);
+                    }
                 }
                 // The results of the run just ended (`Key::run`): no loop entered since.
                 if !earlier(&k) && acc.has_run(d) {
@@ -994,8 +1017,9 @@ struct Ctx<'k> {
     /// iteration and the loop's exit too.)
     async_desc: Vec<bool>,
     /// Per descriptor: an async copy writes through it, and it is not one known region (a
-    /// handle, an `if` result, a dropped slot): such a producer leaves a loop unbound, and
-    /// meets accesses with no first-iteration binding: async-waits, run on its own, compares
+    /// handle, an `if` result, a dropped slot): such a producer leaves a loop in one fixed
+    /// place or its exit form only (`State::leave_loop`, `Key::pin`), and meets accesses
+    /// with no first-iteration binding: async-waits, run on its own, compares
     /// it by root buffers where it can lose the binding (once the path crosses a later loop's
     /// back edge), and would warn.
     async_loose: Vec<bool>,

@@ -7809,3 +7809,43 @@ kernel @k(%n = 1, %c = 1) {
         3,
     );
 }
+
+/// Executable seed 3485 (100 ops, every target), reduced: the inner loop of unknown trips
+/// copies into `%x`, which holds `%D` in its even trips and the outer trip's `%cur` in its odd
+/// ones. The next outer trip reads its own `%cur`, the other buffer, and after the outer
+/// loop's last trip `%A` is the buffer that trip never wrote. An async copy leaving the inner
+/// loop now takes its exit form (`{%D, %cur}` in the same outer trip) like other accesses,
+/// bound to the first outer trip across the two-trip back edge and to the last one out of the
+/// loop (`Key::pin`'s `PIN_EXIT` and `PIN_LAST`; async-waits' check takes the same forms,
+/// `Reach::left` and `Reach::then_last`): one barrier, before the inner loop (three before).
+/// Reading `%B` after the loop, which the last outer trip's copies write, the barrier after
+/// the loop stays.
+#[test]
+fn an_async_copy_out_of_an_inner_loop_takes_its_exit_form_through_the_outer_trips() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 8 {
+  %A = buffer workgroup 4096
+  %B = buffer workgroup 4096
+  %D = buffer workgroup 8192
+  %G = buffer global 32768
+  for %i = 0 to 2 iter(%cur = %A, %nxt = %B) {
+    op "ds_read" read %cur[tid + %i * 64 + 128]
+    %d = view %D[0:4096]
+    for %j = 0 to %n max 4 iter(%c = %cur, %x = %d) {
+      op "gather_to_lds" async write %x[tid + 512], read %G[tid + %j * 1024 + 448]
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+  op "ds_read" read %A
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("op \"ds_read\" read %A\n", "op \"ds_read\" read %B\n"),
+        2,
+    );
+}
