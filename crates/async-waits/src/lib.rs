@@ -896,10 +896,20 @@ fn cross_thread(
                 (Some(_), Some(d)) => Some((d, 0, rerun)),
                 (c, _) => c.map(|(x, d)| (x, d, rerun)),
             };
+            // Or whose paths told the residue it ran in (`Reach::res`, modulo the handles'
+            // period `p`, which divides the period `q` the paths count in), as the barrier
+            // pass's `Key::ares` takes the next residue across the back edge (exec seed 18142
+            // at 100 ops: a copy of an odd trip, which skipped the even branch's barrier, met
+            // the next trip's read through the handle that holds the other buffer then).
             let next = match (reach.carried, res) {
-                (Carried::One(m), Some((op_res, _, _, _))) => match op_res.get(&copy) {
+                (Carried::One(m), Some((op_res, _, loops, _))) => match op_res.get(&copy) {
                     Some(&(lp, r, q)) if lp == m && q > 0 => Some((m, (r + 1) % q)),
-                    _ => None,
+                    _ => reach.res.filter(|x| x.0 == m).and_then(|(_, r, q)| {
+                        let i = loops.binary_search_by_key(&m, |x| x.0).ok()?;
+                        let p = loops[i].1;
+                        (p > 0 && u64::from(q) % p == 0)
+                            .then(|| (m, ((u64::from(r) + 1) % p) as u32))
+                    }),
                 },
                 _ => None,
             };

@@ -898,3 +898,38 @@ kernel @k(%n = 3, %c = 1) waves 4 {
     let three = src.replace("0 to 16 step 4", "0 to 12 step 4");
     assert_eq!(warnings(&three, Target::Sm90, false).len(), 1);
 }
+
+/// Executable seed 18142 (100 ops), reduced, with the barriers the barrier pass leaves: a
+/// copy of an odd trip skips the even branch's barriers and meets the next trip's read of
+/// `%nxt`, which holds `%D` in the even trips. The copy's paths told its residue
+/// (`Reach::res`): one back edge later the consumer takes the next residue's form, as for a
+/// copy in a residue branch. With the inner loop in the odd trips instead, the even trip's
+/// copy meets the odd trip's read of `%A`: a race, and a warning.
+#[test]
+fn a_copy_whose_paths_told_its_residue_meets_the_next_residues_handles() {
+    let src = "target gfx950
+kernel @k(%n = 2) waves 4 {
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  %d = view %D[0:2048]
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %d) {
+    op \"ds_read\" read %nxt[tid + 192]
+    barrier
+    op \"gather_to_lds\" async write %A[tid + %i * 64], read %G[tid + %i * 512 + 64]
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 4 {
+        %r = view %D slot (%j + 1) mod 2
+        op \"ds_write\" write %r
+        barrier
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+";
+    let w = warnings(src, Target::Gfx950, false);
+    assert!(w.is_empty(), "{w:?}");
+    let odd = src.replace("%i mod 2 == 0", "%i mod 2 == 1");
+    assert_eq!(warnings(&odd, Target::Gfx950, false).len(), 1);
+}

@@ -7849,3 +7849,42 @@ kernel @k(%n = 2) waves 8 {
         2,
     );
 }
+
+/// Executable seed 18142 (100 ops, on the monolithic targets), reduced: the copy into `%A`
+/// runs in every trip; only the even trips run the inner loop and its barrier. A copy of an
+/// odd trip reaches the next trip's read of `%nxt` with no barrier, but `%nxt` holds `%D`
+/// then. The copy's path told it the odd residue (`Key::ares`), which the back edge now
+/// turns into the next trip's residue as for any key (`Key::res`; async-waits' check binds
+/// the consumer alike from `Reach::res`): two barriers (three before, one at the top of the
+/// loop). With the inner loop in the odd trips, the copy of an even trip meets the odd trip's
+/// read of `%A` and the barrier at the top stays.
+#[test]
+fn an_async_copy_whose_path_told_its_residue_meets_the_next_residues_handles() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %A = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  %G = buffer global 16384
+  %d = view %D[0:2048]
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %d) {
+    op "ds_read" read %nxt[tid + 192]
+    op "gather_to_lds" async write %A[tid + %i * 64], read %G[tid + %i * 512 + 64]
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 4 {
+        %r = view %D slot (%j + 1) mod 2
+        op "ds_write" write %r
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942, Target::Sm90],
+        src,
+        2,
+        ("%i mod 2 == 0", "%i mod 2 == 1"),
+        3,
+    );
+}
