@@ -641,13 +641,36 @@ impl Accesses {
             if desc.bind.is_none() {
                 continue;
             }
-            for lp in handle_loops(desc, |_| true) {
+            let loops = handle_loops(desc, |_| true);
+            for &lp in &loops {
                 let last_iter = exact.get(&lp).and_then(|t| t.checked_sub(1));
                 for (slot, it) in [(0usize, Some(0u64)), (1, last_iter)] {
                     if let Some(it) = it {
                         tasks.push((d, lp, slot, it));
                     }
                 }
+            }
+            // The loop around an `OVERLAP` rotation whose handle its initial value came
+            // through (`Region::outer`) binds it in its first trip too: there the inner
+            // handle takes that handle's initial value among its own (exec seed 18468 at 100
+            // ops: an inner handle started from the outer `%nxt`, which holds `%C` in the
+            // first outer trip as the other inner handle does, met a write of `%B` before
+            // the loop as if the outer handle could hold `%B` there). Not in its last trip:
+            // such a descriptor names no variable of that loop, so a key's distance does not
+            // tell it was made in the last trip (exec seed 4949 at 20 ops: a write of an
+            // earlier outer trip, past an inner loop that ran no trip, left the loop as if in
+            // the last one's form).
+            let mut outer: Vec<StmtId> = desc
+                .regions
+                .iter()
+                .filter(|r| r.handle.is_some_and(|h| h.1 == OVERLAP))
+                .filter_map(|r| r.outer.map(|o| o.0))
+                .filter(|l| !loops.contains(l))
+                .collect();
+            outer.sort_unstable();
+            outer.dedup();
+            for lp in outer {
+                tasks.push((d, lp, 0, 0));
             }
         }
         // One resolver per (loop, iteration): its memo holds values under that binding. The

@@ -901,18 +901,30 @@ fn cross_thread(
             // pass's `Key::ares` takes the next residue across the back edge (exec seed 18142
             // at 100 ops: a copy of an odd trip, which skipped the even branch's barrier, met
             // the next trip's read through the handle that holds the other buffer then).
-            let next = match (reach.carried, res) {
-                (Carried::One(m), Some((op_res, _, loops, _))) => match op_res.get(&copy) {
-                    Some(&(lp, r, q)) if lp == m && q > 0 => Some((m, (r + 1) % q)),
-                    _ => reach.res.filter(|x| x.0 == m).and_then(|(_, r, q)| {
+            // The copy then takes its form in its residue too (`prev`): bound to the next
+            // residue's values, the consumer no longer takes the handle rule against the copy's
+            // handle (exec seed 5553).
+            let told_prev = match (reach.carried, res) {
+                (Carried::One(m), Some((op_res, _, loops, _)))
+                    if op_res.get(&copy).is_none_or(|x| x.0 != m || x.2 == 0) =>
+                {
+                    reach.res.filter(|x| x.0 == m).and_then(|(_, r, q)| {
                         let i = loops.binary_search_by_key(&m, |x| x.0).ok()?;
                         let p = loops[i].1;
                         (p > 0 && u64::from(q) % p == 0)
-                            .then(|| (m, ((u64::from(r) + 1) % p) as u32))
-                    }),
+                            .then(|| (m, (u64::from(r) % p) as u32, p as u32))
+                    })
+                }
+                _ => None,
+            };
+            let next = match (reach.carried, res) {
+                (Carried::One(m), Some((op_res, _, _, _))) => match op_res.get(&copy) {
+                    Some(&(lp, r, q)) if lp == m && q > 0 => Some((m, (r + 1) % q)),
+                    _ => told_prev.map(|(m, r, p)| (m, (r + 1) % p)),
                 },
                 _ => None,
             };
+            let prev = told_prev.map(|(m, r, _)| (m, r));
             // One back edge of a loop of at most two trips: the consumer runs in its second
             // iteration, the last (the barrier pass binds it there too, `Key::back`).
             let last = match reach.carried {
@@ -1006,6 +1018,7 @@ fn cross_thread(
                         }
                         let b = last.map_or(b, |m| acc.last_bound(b, m).unwrap_or(b));
                         let x = last.map_or(x, |m| acc.first_bound(x, m));
+                        let x = prev.map_or(x, |p| in_residue(x, p));
                         let b = next.map_or(b, |n| in_residue(b, n));
                         let b = rerun.map_or(b, |m| acc.first_bound(b, m));
                         let test = |x: u32, b: u32| {

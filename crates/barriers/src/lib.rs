@@ -1789,6 +1789,33 @@ impl<'k> Ctx<'k> {
         );
     }
 
+    /// What crosses the back edge of loop `lp` (residue period `q`) from `st`, when some async
+    /// copy of this iteration's path told its residue (`Key::ares`): that copy in that
+    /// residue's form, with `Key::res` that residue, which the back edge then takes to the
+    /// next one, as for a key whose path told its residue (exec seed 18142 at 100 ops: a copy
+    /// of an odd trip met the next trip's read through the handle that holds another buffer
+    /// then; async-waits' check binds both alike, from `Reach::res`). The copy takes its
+    /// form too: a consumer in the next residue's form no longer takes the handle rule
+    /// against the copy's handle (exec seed 5553). `None` when no key is such.
+    fn ares_across(&self, st: &State, lp: StmtId, q: u8) -> Option<State> {
+        let fits =
+            |k: &Key| q != FIRST_LATER && k.asy && k.res == NO_RES && k.ares < q && k.carried == 0;
+        if !st.m.keys().any(fits) {
+            return None;
+        }
+        let mut out = st.clone();
+        let l = lp.index() as u32;
+        out.rekey_some(|k| {
+            fits(k).then(|| Key {
+                desc: self.res_form(k.desc, l, k.ares).unwrap_or(k.desc),
+                res: k.ares,
+                ares: NO_RES,
+                ..*k
+            })
+        });
+        Some(out)
+    }
+
     /// Descriptor `d` with loop `lp`'s handles bound to residue `r`'s values (`res_forms`).
     fn res_form(&self, d: u32, lp: u32, r: u8) -> Option<u32> {
         form_in(&self.res_forms, d, lp, r)
@@ -2776,6 +2803,28 @@ impl<'c, 'k> Sim<'c, 'k> {
             Some(&s) if !c.op_ores.is_empty() => c.op_ores[s.index()],
             _ => OLD_RES,
         };
+        // A copy issued again while an older issue of it is pending: async-waits' check holds
+        // one entry per place, which takes the new issue's paths too, and the residue the
+        // older issue's path told (not the op's own, `Ctx::op_res`) is lost there. The older
+        // key loses it too (exec seed 5553: a copy of an odd trip, past the next trip's issue,
+        // was taken through the even branch only; the check saw it skip that branch too).
+        if res == NO_RES && ids.iter().any(|&a| c.asy[a as usize]) {
+            let here = c.k.blocks[b].stmts.get(i).copied();
+            let told = |k: &Key, v: &(u32, u32)| {
+                k.asy && k.res < OLD_RES && Some(c.acc.accesses[v.1 as usize].stmt) == here
+            };
+            if st.m.v.iter().any(|(k, v)| told(k, v)) {
+                let old = st.m.take();
+                for &(mut k, v) in &old {
+                    if told(&k, &v) {
+                        k.res = OLD_RES;
+                        k.prev = false;
+                    }
+                    st.insert(k, v.0, v.1);
+                }
+                recycle(old);
+            }
+        }
         for &a in ids {
             st.insert(
                 Key {
@@ -3188,6 +3237,10 @@ impl<'c, 'k> Sim<'c, 'k> {
                 let lp = self.c.k.blocks[f.body].parent;
                 let only = lp.and_then(|lp| out.only_crossing(&self.c.acc, lp, f.iv));
                 let crossing = only.as_ref().unwrap_or(&out);
+                let told = lp
+                    .zip(period)
+                    .and_then(|(lp, q)| self.c.ares_across(crossing, lp, q));
+                let crossing = told.as_ref().unwrap_or(crossing);
                 let c = self.c;
                 let needs = |k: &Key| c.meets_later(lp, k);
                 let edge = (first, bound, lat, outer);
@@ -3227,9 +3280,13 @@ impl<'c, 'k> Sim<'c, 'k> {
             let lp = self.c.k.blocks[f.body].parent;
             let only = lp.and_then(|lp| out.only_crossing(acc, lp, f.iv));
             let c = self.c;
+            let crossing = only.as_ref().unwrap_or(&out);
+            let told = lp
+                .zip(period)
+                .and_then(|(lp, q)| c.ares_across(crossing, lp, q));
             let needs = |k: &Key| c.meets_later(lp, k);
             next.join_carried(
-                only.as_ref().unwrap_or(&out),
+                told.as_ref().unwrap_or(crossing),
                 acc,
                 f.iv,
                 (first, bound, lat, outer),

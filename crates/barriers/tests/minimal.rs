@@ -7888,3 +7888,109 @@ kernel @k(%n = 2) waves 4 {
         3,
     );
 }
+
+/// Executable seed 18468 (100 ops, every target), reduced: the inner loop's handles start
+/// from the outer `%nxt` and from `%C`, so they rotate over initial values that may overlap
+/// (`OVERLAP`: no handle rule); in the first outer trip `%nxt` is `%C` too. The write of `%B`
+/// before the loop met the inner reads of the first outer trip as if `%nxt` could be `%B`
+/// there: the descriptor through such a handle had no form in the outer loop's first trip.
+/// It has one now (`Accesses::bind_handles_from` binds the loops its initial values came
+/// through, `Region::outer`): the barrier after the inner loop, which the second outer trip
+/// needs, orders the write before the reads of `%B` (one barrier, two before). With the inner
+/// handle started from `%cur` (`%B` in the first trip) the barrier before the loop stays.
+#[test]
+fn an_overlapping_inner_rotation_takes_the_outer_handles_first_trip_value() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 2 {
+  %B = buffer workgroup 1024
+  %C = buffer workgroup 1024
+  op "ds_write" write %B
+  for %i = 0 to 2 iter(%cur = %B, %nxt = %C) {
+    for %j = 0 to %n max 4 iter(%c = %nxt, %x = %C) {
+      op "ds_read" read %c[tid + 128]
+      op "ds_read" read %nxt[tid + %i * 64]
+      yield %x, %c
+    }
+    op "ds_write" write %nxt[tid]
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("iter(%c = %nxt, %x = %C)", "iter(%c = %cur, %x = %C)"),
+        2,
+    );
+}
+
+/// Executable seed 5553 (100 ops), reduced: the copy into `%nxt` runs in every trip, after
+/// a write of `%nxt` and a barrier; the even trips' inner loop copies into `%B` behind a
+/// barrier. A copy of an odd trip meets the next trip's write of `%nxt`, the other buffer
+/// then. Across the back edge the copy whose path told its residue takes that residue's
+/// form with its next residue (`Ctx::ares_across`): with only the residue and not the form
+/// (the first version of the rule for seed 18142) the next trip's write in its residue form
+/// no longer took the handle rule against the copy's handle, and a barrier came at the top of
+/// the loop (two barriers, three with it). Copying into the fixed `%d` instead, the odd
+/// trip's copy meets the next trip's write and the barrier at the top stays.
+#[test]
+fn an_async_copy_across_the_back_edge_takes_the_residue_its_path_told() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  %d = view %D[0:1024]
+  for %i = 0 to %n max 4 iter(%cur = %A, %nxt = %d) {
+    op "ds_write" write %nxt
+    op "gather_to_lds" async write %nxt, read %G[5120:6144]
+    if uniform %i mod 2 == 0 {
+      for %j = 0 to 4 {
+        op "gather_to_lds" async write %B, read %G[6144:7168]
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942, Target::Sm90],
+        src,
+        2,
+        ("async write %nxt,", "async write %d,"),
+        3,
+    );
+}
+
+/// Executable seed 4949 (20 ops), reduced: the inner loop's handles start from `%A` and the
+/// outer `%nxt` (`OVERLAP`), so its write through `%x` writes `%B` in the even outer trips.
+/// Binding such a descriptor in the outer loop's last trip (where `%nxt` is `%A`) left the
+/// loop with the write of trip 2, past a trip-3 inner loop that ran no trip, in that form:
+/// the write of `%B` after the loop met nothing and the output raced (the verifier's path:
+/// the inner loop may run zero times). The outer loop binds it in its first trip only
+/// (`Accesses::bind_handles_from`): two barriers, the one after the inner loop's barrier
+/// kept for the write after the loop.
+#[test]
+fn an_overlapping_inner_rotation_is_not_bound_to_the_outer_loops_last_trip() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 3) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  op "ds_write" write %B[tid]
+  for %i = 0 to 4 iter(%cur = %A, %nxt = %B) {
+    for %j = 0 to %n max 4 iter(%c = %A, %x = %nxt) {
+      op "ds_write" write %x
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+  op "ds_write" write %B[tid + 128]
+}
+"#;
+    minimal_on(&[Target::Gfx950, Target::Gfx942, Target::Sm90], src, 2);
+}
