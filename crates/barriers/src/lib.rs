@@ -215,7 +215,8 @@ struct Key {
     /// (`Sim::enter_branch`): the copy ran in that residue. Leaving the loop from that
     /// iteration it takes that residue's form (`Ctx::res_forms`), as async-waits' check
     /// does (`Reach::res`; plain gen seed 139 on sm_90). Across that loop's back edge it
-    /// becomes `Key::res` of the next residue (`State::join_carried`; exec seed 18142).
+    /// becomes `Key::res` of the next residue, the copy in that residue's form
+    /// (`Ctx::ares_across`; exec seed 18142).
     /// `NO_RES` else; cleared entering an inner loop with handles.
     ares: u8,
     /// Made through a result of a loop inside another loop (`Region::run`), and no loop
@@ -569,16 +570,6 @@ impl State {
             let mut k = *k;
             if crosses(&k) {
                 k.xb = true;
-            }
-            // An async copy of this iteration whose path told its residue (`Key::ares`, of
-            // this loop): the next iteration is in the next residue, as for a key whose
-            // `Key::res` its path told (async-waits' check binds the consumer alike, from
-            // `Reach::res`; exec seed 18142 at 100 ops).
-            if let Some(q) = period.filter(|&q| q != FIRST_LATER) {
-                if k.asy && k.res == NO_RES && k.ares < q && k.carried == 0 {
-                    k.res = k.ares;
-                    k.ares = NO_RES;
-                }
             }
             if binds {
                 k.back = false;
