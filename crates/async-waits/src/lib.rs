@@ -856,15 +856,21 @@ fn cross_thread(
             // Or, leaving from its last iteration the loop whose residue its paths told
             // (`Reach::res`), that residue's form (modulo the handles' period `p`, which
             // divides the variable's period `q` the paths count in).
-            let told = || {
+            // The residue the copy's paths told (`Reach::res`) modulo its loop's handles' period
+            // `p`, which divides the period `q` the paths count in: (loop, residue, `p`).
+            let told_res = || -> Option<(StmtId, u32, u32)> {
                 let (lp, r, q) = reach.res?;
-                if reach.past != Some(lp) && reach.carried != Carried::Exit(lp) {
-                    return None;
-                }
                 let (_, _, loops, _) = res?;
                 let i = loops.binary_search_by_key(&lp, |x| x.0).ok()?;
                 let p = loops[i].1;
-                (p > 0 && u64::from(q) % p == 0).then(|| (lp, (u64::from(r) % p) as u32))
+                (p > 0 && u64::from(q) % p == 0).then(|| (lp, (u64::from(r) % p) as u32, p as u32))
+            };
+            let told = || {
+                told_res()
+                    .filter(|&(lp, _, _)| {
+                        reach.past == Some(lp) || reach.carried == Carried::Exit(lp)
+                    })
+                    .map(|(lp, r, _)| (lp, r))
             };
             let own = res
                 .and_then(|(op_res, _, _, _)| op_res.get(&copy))
@@ -905,15 +911,10 @@ fn cross_thread(
             // residue's values, the consumer no longer takes the handle rule against the copy's
             // handle (exec seed 5553).
             let told_prev = match (reach.carried, res) {
-                (Carried::One(m), Some((op_res, _, loops, _)))
+                (Carried::One(m), Some((op_res, _, _, _)))
                     if op_res.get(&copy).is_none_or(|x| x.0 != m || x.2 == 0) =>
                 {
-                    reach.res.filter(|x| x.0 == m).and_then(|(_, r, q)| {
-                        let i = loops.binary_search_by_key(&m, |x| x.0).ok()?;
-                        let p = loops[i].1;
-                        (p > 0 && u64::from(q) % p == 0)
-                            .then(|| (m, (u64::from(r) % p) as u32, p as u32))
-                    })
+                    told_res().filter(|x| x.0 == m)
                 }
                 _ => None,
             };

@@ -306,6 +306,12 @@ const PIN_EXIT: u32 = 1 << 30;
 /// around (`State::leave_loop`); no form after.
 const PIN_LAST: u32 = 1 << 29;
 
+/// An async producer pinned to an exit form of several places (`PIN_EXIT`).
+#[inline]
+fn pinned_to_exit(k: &Key) -> bool {
+    k.asy && k.pin != NO_PIN && k.pin & PIN_EXIT != 0
+}
+
 /// A loose async producer (`Ctx::async_loose` for its descriptor, or `Key::pin`).
 #[inline]
 fn is_loose(k: &Key, loose: &[bool]) -> bool {
@@ -766,7 +772,7 @@ impl State {
             // (`Reach::left`), then through the last-trip form of one loop around that it
             // left from the copy's trip (`Reach::then_last`), and no further (plain gen seed
             // 144 at 1,000 ops on sm_90).
-            _ if k.asy && k.pin != NO_PIN && k.pin & PIN_EXIT != 0 => {
+            _ if pinned_to_exit(k) => {
                 match lp.filter(|_| k.carried == 0 && k.pin & PIN_LAST == 0) {
                     Some(lp) => acc.last_bound(k.desc, lp),
                     None => None,
@@ -819,7 +825,7 @@ impl State {
                 if was_earlier {
                     k.carried = 0;
                 }
-                if k.asy && k.pin != NO_PIN && k.pin & PIN_EXIT != 0 {
+                if pinned_to_exit(&k) {
                     k.pin |= PIN_LAST;
                 } else if k.asy {
                     if let Some(l) = lp.filter(|&l| {
