@@ -71,6 +71,10 @@ pub struct SlotInfo {
     /// The bytes of the slot the access may touch, relative to the slot's start (the whole
     /// slot unless a byte range or thread-bounded words narrow it).
     pub inner: (u64, u64),
+    /// The index is not known: a form out of the loop whose variable moved it
+    /// (`Accesses::bind_loop_exits`). Any slot of the slotting, at the same bytes in it; no
+    /// rule that compares indices reads `index` (then 0).
+    pub any: bool,
 }
 
 /// Bytes of one alias class an access may touch.
@@ -663,7 +667,7 @@ impl Accesses {
             let mut outer: Vec<StmtId> = desc
                 .regions
                 .iter()
-                .filter(|r| r.handle.is_some_and(|h| h.1 == OVERLAP))
+                .filter(|r| r.handle.is_some())
                 .filter_map(|r| r.outer.map(|o| o.0))
                 .filter(|l| !loops.contains(l))
                 .collect();
@@ -1838,33 +1842,48 @@ impl Accesses {
         // whose handles they go through (loops inside `lp` started from its handles): the
         // unbound descriptor's forms there, bound in the same iteration of `lp` (plain gen
         // seed 139 at 200 ops on sm_90: a two-trip loop in a parity branch, started from the
-        // outer loop's handles).
+        // outer loop's handles). The first trip alone of a loop of unknown trip count (exec
+        // seed 22879 at 100 ops: an inner loop in the even branch, started from the outer
+        // handle that holds `%B` there, wrote `%D` in its first trip alone).
         for (id, old, lp, it) in rebound {
             let binds: Vec<Bind> = self.binds[old as usize]
                 .iter()
-                .filter(|b| b.lp != lp && b.last != u32::MAX)
+                .filter(|b| b.lp != lp)
                 .cloned()
                 .collect();
             for b in binds {
-                let mut form = |f: u32| -> u32 {
+                // `None` where the form keeps handles it cannot bind there (no source): the
+                // rebound descriptor itself then, as without the form (exec seed 19211 at 100
+                // ops: an outer loop's first-trip form of a copy in an inner loop's even
+                // trips took both values of the inner handle there).
+                let mut form = |f: u32| -> Option<u32> {
                     let desc = &self.descs[f as usize];
                     let Some(src) = desc.bind.as_deref().cloned() else {
-                        return f;
+                        // No handle left to bind: the form as it is.
+                        return desc.regions.iter().all(|r| r.handle.is_none()).then_some(f);
                     };
                     let (mode, ivs) = (desc.mode, desc.ivs.clone());
-                    match bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, it) {
-                        Some(nd) if nd != self.descs[f as usize] => {
-                            self.intern_rebound(&mut intern, nd, f, &mut orig)
-                        }
-                        _ => f,
+                    let nd = bound_in(k, &exact, &mut resolvers, (mode, &ivs), &src, lp, it)?;
+                    Some(if nd != self.descs[f as usize] {
+                        self.intern_rebound(&mut intern, nd, f, &mut orig)
+                    } else {
+                        f
+                    })
+                };
+                let mut form_of = |f: u32, or: u32| {
+                    if f == u32::MAX {
+                        f
+                    } else {
+                        form(f).unwrap_or(or)
                     }
                 };
-                let (first, last) = (form(b.first), form(b.last));
+                let (first, last) = (form_of(b.first, id), form_of(b.last, id));
+                let exit = form_of(b.exit, u32::MAX);
                 self.binds[id as usize].push(Bind {
                     lp: b.lp,
                     first,
                     last,
-                    exit: u32::MAX,
+                    exit,
                 });
             }
         }
@@ -2033,9 +2052,6 @@ impl Accesses {
                 if (only && words)
                     || desc.regions.iter().any(|r| {
                         r.handle.is_some_and(|h| h.0 == lp && h.1 != OVERLAP)
-                            || r.slot
-                                .as_ref()
-                                .is_some_and(|x| x.index.coef(Var::Value(iv)) != 0)
                             || r.over
                                 .as_ref()
                                 .is_some_and(|x| x.index.coef(Var::Value(iv)) != 0)
@@ -2043,7 +2059,14 @@ impl Accesses {
                 {
                     continue;
                 }
-                made.push((d as u32, lp, out_of_loop(desc, iv, words), iv, words));
+                // A slot index that moves with the variable leaves as any slot, the words
+                // in it kept where they do not move (exec seed 13536 at 100 ops: an inner
+                // loop's copies into the slot of its variable, at words of the outer
+                // variable, met the next outer trip's copy by the same threads).
+                let var = Var::Value(iv);
+                let words = desc.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
+                    || desc.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0);
+                made.push((d as u32, lp, exit_form(desc, iv, words), iv, words));
             }
         }
         if self.binds.len() < self.descs.len() {
@@ -2059,7 +2082,7 @@ impl Accesses {
             // trip's copy through the other handle).
             if id != d && self.binds[id as usize].is_empty() && !self.binds[d as usize].is_empty() {
                 self.binds[id as usize] =
-                    self.map_binds(d, &mut forms, |x| Some(out_of_loop(x, iv, words)));
+                    self.map_binds(d, &mut forms, |x| Some(exit_form(x, iv, words)));
             }
         }
         self.loop_exits.sort_unstable();
@@ -3995,7 +4018,9 @@ fn local_slots_meet(r1: &Region, r2: &Region) -> bool {
 fn slots_apart(r1: &Region, r2: &Region) -> bool {
     match (&r1.slot, &r2.slot) {
         (Some(s1), Some(s2)) => {
-            s1.lo == s2.lo
+            !s1.any
+                && !s2.any
+                && s1.lo == s2.lo
                 && s1.size == s2.size
                 && s1.count == s2.count
                 && s1.index.terms == s2.index.terms
@@ -4012,7 +4037,7 @@ fn slots_apart(r1: &Region, r2: &Region) -> bool {
 fn slot_bytes(r: &Region) -> Option<(u64, u64)> {
     let bytes = fixed_slot_bytes;
     match (&r.slot, &r.over) {
-        (Some(s), _) if s.index.terms.is_empty() && !r.hull => bytes(s).or(r.range),
+        (Some(s), _) if s.index.terms.is_empty() && !s.any && !r.hull => bytes(s).or(r.range),
         (None, Some(s)) if s.index.terms.is_empty() && r.range.is_some() => bytes(s).or(r.range),
         _ => r.range,
     }
@@ -4676,6 +4701,7 @@ fn whole_slot((a, b): (u64, u64), count: u32, index: &AffineExpr) -> SlotInfo {
         count: c,
         index: index.clone(),
         inner: (0, size),
+        any: false,
     }
 }
 
@@ -5305,6 +5331,20 @@ fn narrow_to_words(regions: &mut [Region], l: &Lane) {
 /// `d` made in some iteration of the loop of `iv`, out of it: without the variable and the
 /// iterations it ran in (`Desc::only`), and without per-thread words where `words` moved
 /// with it (`Accesses::loop_exit`).
+/// `out_of_loop` for `Accesses::bind_loop_exits`: a slot whose index moves with `iv` becomes
+/// any slot of its slotting (`SlotInfo::any`).
+fn exit_form(d: &Desc, iv: ValueId, words: bool) -> Desc {
+    let mut e = out_of_loop(d, iv, words);
+    let var = Var::Value(iv);
+    for r in &mut e.regions {
+        if let Some(s) = r.slot.as_mut().filter(|s| s.index.coef(var) != 0) {
+            s.index = AffineExpr::default();
+            s.any = true;
+        }
+    }
+    e
+}
+
 fn out_of_loop(d: &Desc, iv: ValueId, words: bool) -> Desc {
     let mut e = d.clone();
     if words {
@@ -5543,7 +5583,9 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
                 continue;
             }
             if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
-                if s1.lo == s2.lo
+                if !s1.any
+                    && !s2.any
+                    && s1.lo == s2.lo
                     && s1.size == s2.size
                     && s1.count == s2.count
                     && s1.index.terms == s2.index.terms

@@ -7994,3 +7994,152 @@ kernel @k(%n = 3) waves 2 {
 "#;
     minimal_on(&[Target::Gfx950, Target::Gfx942, Target::Sm90], src, 2);
 }
+
+/// Executable seed 13536 (100 ops), reduced: the inner loop copies into the slot of its own
+/// variable at words that move with the outer one; the next outer trip copies into its slot
+/// at the words the same threads wrote. Out of the inner loop such a copy was left without a
+/// form (its slot moves with the inner variable), so it met the next outer trip's copy as from
+/// any thread, and a barrier came at the top of the outer loop. It now leaves as any slot of
+/// the slotting, its words kept (`SlotInfo::any`, `Accesses::bind_loop_exits`): one barrier,
+/// between the outer copy and the inner loop. With the inner words one slot-half further, the
+/// next outer trip's copy meets other threads' words and the barrier at the top stays.
+#[test]
+fn a_copy_into_an_inner_loops_slot_leaves_it_as_any_slot_with_its_words() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 2 {
+  %D = buffer workgroup 2048
+  %G = buffer global 8192
+  for %i = 0 to 2 {
+    %w = view %D slot (%i) mod 2
+    op "gather_to_lds" async write %w[tid], read %G[tid + %i * 256 + 64]
+    for %j = 0 to %n max 4 {
+      %r = view %D slot (%j + 1) mod 2
+      op "gather_to_lds" async write %r[tid + %i * 64], read %G[tid + %j * 256]
+    }
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942],
+        src,
+        1,
+        ("%r[tid + %i * 64]", "%r[tid + %i * 64 + 64]"),
+        2,
+    );
+}
+
+/// Executable seed 18871 (100 ops), reduced: an inner loop's handles start from the outer
+/// `%cur` (`%B` in the first outer trip) and `%D`, two apart values. The outer loop now binds
+/// a read through them in its first trip too (`Accesses::bind_handles_from`, which did so for
+/// `OVERLAP` rotations only): the write of `%A` before the loops meets no read of the first
+/// trip, and the barrier between the inner loop and the write of `%cur`, which the second
+/// trip's reads of `%A` come after, orders it (one barrier, two before). Started from `%A`
+/// instead, the first trip reads the write's words and the barrier before the loop stays.
+#[test]
+fn an_inner_rotation_takes_the_outer_handles_first_trip_value() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 4) waves 2 {
+  %A = buffer workgroup 1024
+  %B = buffer workgroup 1024
+  %D = buffer workgroup 2048
+  op "ds_write" write %A[tid]
+  for %i = 0 to %n max 4 iter(%cur = %B, %nxt = %A) {
+    %d = view %D[0:1024]
+    for %j = 0 to 4 iter(%c = %cur, %x = %d) {
+      op "ds_read" read %c[0:512]
+      yield %x, %c
+    }
+    op "ds_write" write %cur[tid]
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942, Target::Sm90],
+        src,
+        1,
+        ("iter(%c = %cur, %x = %d)", "iter(%c = %A, %x = %d)"),
+        2,
+    );
+}
+
+/// Executable seed 22879 (100 ops), reduced: in the even trips of the outer loop (where
+/// `%nxt` is `%B`) an inner loop of unknown trip count writes `%D` in its first trip and `%B`
+/// in the second, behind its own barrier. The write of `%B` before it met the inner loop's
+/// first trip as if that wrote `%B` too: `Accesses::bind_parity` gave the even-trip form the
+/// inner loop's first-trip form only where that loop's trip count is known. It does for any
+/// loop now: two barriers (three before). Started the other way round, the inner loop's first
+/// trip writes `%B` and the barrier between the writes stays.
+#[test]
+fn a_parity_form_keeps_the_first_trip_form_of_a_loop_of_unknown_trips() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 1) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %D = buffer workgroup 4096
+  for %i = 0 to 4 iter(%cur = %A, %nxt = %B) {
+    op "ds_write" write %B[tid + %i * 64 + 64]
+    if uniform %i mod 2 == 0 {
+      %d = view %D[0:2048]
+      for %j = 0 to %n max 4 iter(%c = %nxt, %x = %d) {
+        op "ds_write" write %x[tid + %j * 64 + 64]
+        op "ds_write" write %x
+        yield %x, %c
+      }
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942, Target::Sm90],
+        src,
+        2,
+        ("iter(%c = %nxt, %x = %d)", "iter(%c = %d, %x = %nxt)"),
+        3,
+    );
+}
+
+/// Executable seed 19211 (100 ops), reduced: the copy in the inner loop's even trips always
+/// writes `%B` (the inner `%x` there), whatever the outer handle holds. With the outer loop
+/// binding inner rotations in its first trip (the rule of
+/// `an_inner_rotation_takes_the_outer_handles_first_trip_value`), the even-trip form took that
+/// first-trip form, which kept both inner values, `%A` among them, and the read of `%A` before
+/// the loops needed a barrier (two, one before). A form that keeps handles it cannot bind in
+/// the residue is now the even-trip form itself (`Accesses::bind_parity`). Copying into the
+/// outer handle in the even trips instead, the first trip writes `%A` and the barrier stays.
+#[test]
+fn a_parity_form_is_not_widened_by_a_first_trip_form_it_cannot_bind() {
+    let src = r#"target gfx950
+
+kernel @k(%n = 2) waves 4 {
+  %A = buffer workgroup 2048
+  %B = buffer workgroup 2048
+  %C = buffer workgroup 2048
+  %G = buffer global 16384
+  op "ds_read" read %A[tid + 64]
+  for %i = 0 to 4 iter(%cur = %A, %nxt = %C) {
+    op "ds_read" read %A[tid + 128]
+    for %j = 0 to 4 iter(%c = %cur, %x = %B) {
+      if uniform %j mod 2 == 0 {
+        op "gather_to_lds" async write %x, read %G[10240:12288]
+      } else {
+        op "ds_write" write %nxt
+      }
+      yield %x, %c
+    }
+    yield %nxt, %cur
+  }
+}
+"#;
+    counts_on(
+        &[Target::Gfx950, Target::Gfx942, Target::Sm90],
+        src,
+        1,
+        ("iter(%c = %cur, %x = %B)", "iter(%c = %B, %x = %cur)"),
+        2,
+    );
+}
