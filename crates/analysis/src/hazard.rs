@@ -2045,11 +2045,10 @@ impl Accesses {
                 // an unknown distance, met the next outer trip's write to the other slot).
                 // A handle of an `OVERLAP` rotation is every value it may take in any
                 // iteration.
-                let words = address_uses_iv(desc, iv);
                 // Ran only in some iterations (`Desc::only`), its address not moving: as
                 // if it ran in any.
                 let only = desc.only.iter().any(|o| o.0 == iv);
-                if (only && words)
+                if (only && address_uses_iv(desc, iv))
                     || desc.regions.iter().any(|r| {
                         r.handle.is_some_and(|h| h.0 == lp && h.1 != OVERLAP)
                             || r.over
@@ -2063,9 +2062,7 @@ impl Accesses {
                 // in it kept where they do not move (exec seed 13536 at 100 ops: an inner
                 // loop's copies into the slot of its variable, at words of the outer
                 // variable, met the next outer trip's copy by the same threads).
-                let var = Var::Value(iv);
-                let words = desc.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
-                    || desc.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0);
+                let words = words_use_iv(desc, iv);
                 made.push((d as u32, lp, exit_form(desc, iv, words), iv, words));
             }
         }
@@ -4018,18 +4015,24 @@ fn local_slots_meet(r1: &Region, r2: &Region) -> bool {
 fn slots_apart(r1: &Region, r2: &Region) -> bool {
     match (&r1.slot, &r2.slot) {
         (Some(s1), Some(s2)) => {
-            !s1.any
-                && !s2.any
-                && s1.lo == s2.lo
-                && s1.size == s2.size
-                && s1.count == s2.count
-                && s1.index.terms == s2.index.terms
+            indices_compare(s1, s2)
                 && (s1.index.constant as i128 - s2.index.constant as i128)
                     .rem_euclid(s1.count.max(1) as i128)
                     != 0
         }
         _ => false,
     }
+}
+
+/// Whether two slots' indices tell them apart by their constants: one slotting, both indices
+/// known (`SlotInfo::any`) with the same variable terms.
+fn indices_compare(s1: &SlotInfo, s2: &SlotInfo) -> bool {
+    !s1.any
+        && !s2.any
+        && s1.lo == s2.lo
+        && s1.size == s2.size
+        && s1.count == s2.count
+        && s1.index.terms == s2.index.terms
 }
 
 /// The bytes a region may touch: for a slot whose index is a constant, the bytes of that one
@@ -4835,12 +4838,18 @@ fn uses_iv(d: &Desc, iv: ValueId) -> bool {
 /// Whether `iv` occurs in an index of `d` (words or slots).
 fn address_uses_iv(d: &Desc, iv: ValueId) -> bool {
     let var = Var::Value(iv);
-    d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
-        || d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
+    words_use_iv(d, iv)
         || d.regions.iter().any(|r| {
             r.slot.as_ref().is_some_and(|s| s.index.coef(var) != 0)
                 || r.over.as_ref().is_some_and(|s| s.index.coef(var) != 0)
         })
+}
+
+/// Whether `iv` occurs in the word index of `d` (its lane or owner), slots aside.
+fn words_use_iv(d: &Desc, iv: ValueId) -> bool {
+    let var = Var::Value(iv);
+    d.lane.as_ref().is_some_and(|l| l.expr.coef(var) != 0)
+        || d.owner.as_ref().is_some_and(|o| o.expr.coef(var) != 0)
 }
 
 /// After how many iterations every handle of a rotation holds its initial value again (the
@@ -5328,9 +5337,6 @@ fn narrow_to_words(regions: &mut [Region], l: &Lane) {
     }
 }
 
-/// `d` made in some iteration of the loop of `iv`, out of it: without the variable and the
-/// iterations it ran in (`Desc::only`), and without per-thread words where `words` moved
-/// with it (`Accesses::loop_exit`).
 /// `out_of_loop` for `Accesses::bind_loop_exits`: a slot whose index moves with `iv` becomes
 /// any slot of its slotting (`SlotInfo::any`).
 fn exit_form(d: &Desc, iv: ValueId, words: bool) -> Desc {
@@ -5345,6 +5351,9 @@ fn exit_form(d: &Desc, iv: ValueId, words: bool) -> Desc {
     e
 }
 
+/// `d` made in some iteration of the loop of `iv`, out of it: without the variable and the
+/// iterations it ran in (`Desc::only`), and without per-thread words where `words` moved
+/// with it (`Accesses::loop_exit`).
 fn out_of_loop(d: &Desc, iv: ValueId, words: bool) -> Desc {
     let mut e = d.clone();
     if words {
@@ -5583,13 +5592,7 @@ fn desc_conflict(a: &Desc, a_carried: u8, b: &Desc, nested: bool) -> bool {
                 continue;
             }
             if let (Some(s1), Some(s2)) = (&r1.slot, &r2.slot) {
-                if !s1.any
-                    && !s2.any
-                    && s1.lo == s2.lo
-                    && s1.size == s2.size
-                    && s1.count == s2.count
-                    && s1.index.terms == s2.index.terms
-                {
+                if indices_compare(s1, s2) {
                     let shift = dist.map_or(0, |(iv, st)| shift_of(&s2.index, iv, st));
                     let diff = s1.index.constant - s2.index.constant - shift;
                     if diff.rem_euclid(s1.count as i64) != 0 {
